@@ -1,0 +1,57 @@
+#pragma once
+// The thin binding layer: pybind11 only. Each bind_<thing>() mirrors a part
+// of the core; module.cpp calls them in dependency order.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace py = pybind11;
+
+// npgrad::Tensor <-> the Python Tensor object (a pybind11 instance holding
+// shared_ptr<TensorImpl>); an undefined Tensor is None.
+namespace pybind11::detail {
+template <>
+struct type_caster<npgrad::Tensor> {
+  PYBIND11_TYPE_CASTER(npgrad::Tensor, const_name("Tensor"));
+  bool load(handle src, bool convert) {
+    if (src.is_none()) {
+      value = npgrad::Tensor();
+      return true;
+    }
+    make_caster<std::shared_ptr<npgrad::TensorImpl>> caster;
+    if (!caster.load(src, convert)) {
+      return false;
+    }
+    value = npgrad::Tensor(static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster));
+    return true;
+  }
+  static handle cast(const npgrad::Tensor& t, return_value_policy, handle) {
+    if (!t.defined()) {
+      return none().release();
+    }
+    return type_caster<std::shared_ptr<npgrad::TensorImpl>>::cast(
+        t.impl_ptr(), return_value_policy::take_ownership, handle());
+  }
+};
+}  // namespace pybind11::detail
+
+namespace npgrad::bindings {
+
+void bind_errors(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_ops(py::module_& m);
+void bind_nodes(py::module_& m);
+void bind_engine(py::module_& m);
+void bind_modes(py::module_& m);
+
+/// The Python dtype object (npgrad.float32 ...) for a ScalarType.
+py::object dtype_object(ScalarType t);
+ScalarType dtype_from_object(py::handle obj);
+/// A Python number or Tensor as an operand; nullopt-like undefined Tensor
+/// when it is neither (callers return NotImplemented or raise).
+Tensor as_operand(py::handle obj);
+bool is_tensor(py::handle obj);
+
+}  // namespace npgrad::bindings

@@ -1,0 +1,29 @@
+// The only exception translator: core error types -> the Python built-in
+// exception torch raises. Python exceptions from user code (hooks, custom
+// backward) travel as py::error_already_set and keep their type.
+#include "bindings.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::bindings {
+
+void bind_errors(py::module_&) {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) {
+        std::rethrow_exception(p);
+      }
+    } catch (const npgrad::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const npgrad::ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const npgrad::IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const npgrad::NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
+    } catch (const npgrad::Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+}
+
+}  // namespace npgrad::bindings

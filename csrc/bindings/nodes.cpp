@@ -1,0 +1,209 @@
+// Every Node class as its own Python type (in npgrad._C._functions), with
+// torch's names; name(), next_functions, metadata and `_saved_*` attributes.
+// pybind11 returns the existing wrapper for a node while one is alive, so
+// `t.grad_fn is t.grad_fn`; the metadata dict lives on the C++ node.
+#include "bindings.h"
+#include "npgrad/autograd/node.h"
+#include "npgrad/autograd/nodes/accumulate_grad.h"
+#include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/autograd/nodes/linalg_nodes.h"
+#include "npgrad/autograd/nodes/pointwise_nodes.h"
+#include "npgrad/autograd/nodes/reduction_nodes.h"
+#include "npgrad/autograd/nodes/view_nodes.h"
+#include "npgrad/autograd/saved_variable.h"
+
+namespace npgrad::bindings {
+
+namespace {
+
+using autograd::Node;
+using autograd::SavedVariable;
+
+struct NodeMetadata final : autograd::NodePyState {
+  py::dict dict;
+};
+
+py::dict& metadata_of(Node& node) {
+  if (!node.py_state) {
+    node.py_state = std::make_unique<NodeMetadata>();
+  }
+  return static_cast<NodeMetadata&>(*node.py_state).dict;
+}
+
+// Finds one saved attribute by name, or lists them all.
+class SavedLookup final : public autograd::SavedAttributeVisitor {
+ public:
+  SavedLookup(std::string want, std::shared_ptr<Node> node)
+      : want_(std::move(want)), node_(std::move(node)) {}
+  void tensor(const char* name, const SavedVariable& v) override {
+    if (hit(name)) {
+      result = py::cast(v.unpack(node_));
+    }
+  }
+  void tensor_list(const char* name, const std::vector<SavedVariable>& v) override {
+    if (hit(name)) {
+      py::tuple t(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        t[i] = py::cast(v[i].unpack(node_));
+      }
+      result = t;
+    }
+  }
+  void integer(const char* name, int64_t v) override {
+    if (hit(name)) {
+      result = py::int_(v);
+    }
+  }
+  void real(const char* name, double v) override {
+    if (hit(name)) {
+      // torch shows integral Python scalars as ints (e.g. _saved_alpha == 1)
+      result = v == static_cast<double>(static_cast<int64_t>(v)) ? py::object(py::int_(static_cast<int64_t>(v)))
+                                                                  : py::object(py::float_(v));
+    }
+  }
+  void boolean(const char* name, bool v) override {
+    if (hit(name)) {
+      result = py::bool_(v);
+    }
+  }
+  void int_list(const char* name, const Shape& v) override {
+    if (hit(name)) {
+      result = py::tuple(py::cast(v));
+    }
+  }
+  void none(const char* name) override {
+    if (hit(name)) {
+      result = py::none();
+    }
+  }
+  bool found = false;
+  py::object result;
+  std::vector<std::string> names;
+
+ private:
+  bool hit(const char* name) {
+    names.emplace_back(name);
+    if (want_ == name) {
+      found = true;
+      return true;
+    }
+    return false;
+  }
+  std::string want_;
+  std::shared_ptr<Node> node_;
+};
+
+template <typename T>
+void bind_node(py::module_& m, const char* name) {
+  py::class_<T, Node, std::shared_ptr<T>>(m, name);
+}
+
+}  // namespace
+
+void bind_nodes(py::module_& m) {
+  py::module_ fm = m.def_submodule("_functions", "Backward node classes");
+  py::class_<Node, std::shared_ptr<Node>>(fm, "_NodeBase")
+      .def("name", &Node::name)
+      .def_property_readonly("next_functions", [](Node& self) {
+        const auto& edges = self.next_edges();
+        py::tuple out(edges.size());
+        for (std::size_t i = 0; i < edges.size(); ++i) {
+          py::object fn = edges[i].function ? py::cast(edges[i].function) : py::none();
+          out[i] = py::make_tuple(fn, edges[i].input_nr);
+        }
+        return out;
+      })
+      .def_property_readonly("metadata", [](Node& self) { return metadata_of(self); })
+      .def("_sequence_nr", &Node::sequence_nr)
+      .def("_set_sequence_nr", &Node::set_sequence_nr)
+      .def("_topological_nr", &Node::topological_nr)
+      .def("__getattr__", [](std::shared_ptr<Node> self, const std::string& attr) -> py::object {
+        SavedLookup lookup(attr, self);
+        self->visit_saved(lookup);
+        if (!lookup.found) {
+          throw py::attribute_error(
+              "'" + py::str(py::type::handle_of(py::cast(self)).attr("__name__")).cast<std::string>() +
+              "' object has no attribute '" + attr + "'");
+        }
+        return lookup.result;
+      })
+      .def("__dir__", [](py::object self) {
+        auto node = self.cast<std::shared_ptr<Node>>();
+        SavedLookup lookup("", node);
+        node->visit_saved(lookup);
+        py::list names = py::module_::import("builtins").attr("object").attr("__dir__")(self);
+        for (const auto& n : lookup.names) {
+          names.append(py::str(n));
+        }
+        return names;
+      });
+
+  using namespace autograd;
+  py::class_<AccumulateGrad, Node, std::shared_ptr<AccumulateGrad>>(fm, "AccumulateGrad")
+      .def_property_readonly("variable", [](AccumulateGrad& self) { return self.variable(); });
+  bind_node<GraphRoot>(fm, "GraphRoot");
+  bind_node<Identity>(fm, "Identity");
+  bind_node<AddBackward0>(fm, "AddBackward0");
+  bind_node<SubBackward0>(fm, "SubBackward0");
+  bind_node<RsubBackward1>(fm, "RsubBackward1");
+  bind_node<MulBackward0>(fm, "MulBackward0");
+  bind_node<DivBackward0>(fm, "DivBackward0");
+  bind_node<NegBackward0>(fm, "NegBackward0");
+  bind_node<PowBackward0>(fm, "PowBackward0");
+  bind_node<PowBackward1>(fm, "PowBackward1");
+  bind_node<PowBackward2>(fm, "PowBackward2");
+  bind_node<ReciprocalBackward0>(fm, "ReciprocalBackward0");
+  bind_node<ExpBackward0>(fm, "ExpBackward0");
+  bind_node<LogBackward0>(fm, "LogBackward0");
+  bind_node<SinBackward0>(fm, "SinBackward0");
+  bind_node<CosBackward0>(fm, "CosBackward0");
+  bind_node<TanhBackward0>(fm, "TanhBackward0");
+  bind_node<SigmoidBackward0>(fm, "SigmoidBackward0");
+  bind_node<ReluBackward0>(fm, "ReluBackward0");
+  bind_node<AbsBackward0>(fm, "AbsBackward0");
+  bind_node<SqrtBackward0>(fm, "SqrtBackward0");
+  bind_node<ClampBackward1>(fm, "ClampBackward1");
+  bind_node<WhereBackward0>(fm, "WhereBackward0");
+  bind_node<ToCopyBackward0>(fm, "ToCopyBackward0");
+  bind_node<SumBackward0>(fm, "SumBackward0");
+  bind_node<SumBackward1>(fm, "SumBackward1");
+  bind_node<MeanBackward0>(fm, "MeanBackward0");
+  bind_node<MeanBackward1>(fm, "MeanBackward1");
+  bind_node<MaxBackward1>(fm, "MaxBackward1");
+  bind_node<MinBackward1>(fm, "MinBackward1");
+  bind_node<MaxBackward0>(fm, "MaxBackward0");
+  bind_node<MinBackward0>(fm, "MinBackward0");
+  bind_node<SoftmaxBackward0>(fm, "SoftmaxBackward0");
+  bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");
+  bind_node<ViewBackward0>(fm, "ViewBackward0");
+  bind_node<UnsafeViewBackward0>(fm, "UnsafeViewBackward0");
+  bind_node<ExpandBackward0>(fm, "ExpandBackward0");
+  bind_node<SqueezeBackward0>(fm, "SqueezeBackward0");
+  bind_node<SqueezeBackward1>(fm, "SqueezeBackward1");
+  bind_node<SqueezeBackward2>(fm, "SqueezeBackward2");
+  bind_node<SqueezeBackward4>(fm, "SqueezeBackward4");
+  bind_node<UnsqueezeBackward0>(fm, "UnsqueezeBackward0");
+  bind_node<TBackward0>(fm, "TBackward0");
+  bind_node<TransposeBackward0>(fm, "TransposeBackward0");
+  bind_node<PermuteBackward0>(fm, "PermuteBackward0");
+  bind_node<SelectBackward0>(fm, "SelectBackward0");
+  bind_node<SliceBackward0>(fm, "SliceBackward0");
+  bind_node<AliasBackward0>(fm, "AliasBackward0");
+  bind_node<SelectBackwardBackward0>(fm, "SelectBackwardBackward0");
+  bind_node<SliceBackwardBackward0>(fm, "SliceBackwardBackward0");
+  bind_node<CloneBackward0>(fm, "CloneBackward0");
+  bind_node<CatBackward0>(fm, "CatBackward0");
+  bind_node<StackBackward0>(fm, "StackBackward0");
+  bind_node<IndexBackward0>(fm, "IndexBackward0");
+  bind_node<IndexPutImplBackward0>(fm, "IndexPutImplBackward0");
+  bind_node<CopyBackwards>(fm, "CopyBackwards");
+  bind_node<ZeroBackward0>(fm, "ZeroBackward0");
+  bind_node<FillBackward2>(fm, "FillBackward2");
+  bind_node<MmBackward0>(fm, "MmBackward0");
+  bind_node<DotBackward0>(fm, "DotBackward0");
+  bind_node<MvBackward0>(fm, "MvBackward0");
+  bind_node<BmmBackward0>(fm, "BmmBackward0");
+}
+
+}  // namespace npgrad::bindings

@@ -1,0 +1,273 @@
+// The Tensor class: storage interop with NumPy, shape, dtype and the autograd
+// attributes. Ops and operators are bound in ops.cpp.
+#include <pybind11/numpy.h>
+
+#include "bindings.h"
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/node.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+#include "npgrad/util/error_messages.h"
+
+namespace npgrad::bindings {
+
+namespace {
+
+struct DType {
+  ScalarType type;
+};
+
+py::object dtype_objects[4];
+PyTypeObject* tensor_type = nullptr;
+
+const char* kNumpyNames[] = {"bool", "int64", "float32", "float64"};
+
+py::object array_of(const Tensor& t) {
+  return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t.impl()->array.get()));
+}
+
+const char* kGradTypeNames[] = {"torch.bool", "torch.int64", "torch.float32", "torch.float64"};
+
+void set_grad(const Tensor& self, py::handle value) {
+  autograd::AutogradMeta& meta = autograd::materialize_autograd_meta(self);
+  if (value.is_none()) {
+    meta.grad = Tensor();
+    return;
+  }
+  NPGRAD_CHECK_TYPE(
+      is_tensor(value),
+      "assigned grad expected to be a Tensor or None but got grad of type ",
+      py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+  Tensor g = value.cast<Tensor>();
+  NPGRAD_CHECK(!g.is_same(self), "can't assign Variable as its own grad");
+  NPGRAD_CHECK(
+      g.dtype() == self.dtype(),
+      "attempting to assign a gradient with dtype '",
+      kGradTypeNames[static_cast<int>(g.dtype())],
+      "' to a tensor with dtype '",
+      kGradTypeNames[static_cast<int>(self.dtype())],
+      "'. Please ensure that the gradient and the tensor have the same dtype");
+  NPGRAD_CHECK(
+      g.sizes() == self.sizes(),
+      "attempting to assign a gradient of size '",
+      shape_str(g.sizes()),
+      "' to a tensor of size '",
+      shape_str(self.sizes()),
+      "'. Please ensure that the gradient and the tensor are the same size");
+  meta.grad = g;
+}
+
+py::object get_grad(const Tensor& self) {
+  autograd::AutogradMeta* meta = autograd::get_autograd_meta(self);
+  if (meta != nullptr && meta->grad_fn && !meta->retains_grad && !meta->grad.defined()) {
+    PyErr_WarnEx(
+        PyExc_UserWarning,
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being "
+        "accessed. Its .grad attribute won't be populated during "
+        "autograd.backward(). If you indeed want the .grad field to be "
+        "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+        "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+        "access the leaf Tensor instead. See "
+        "github.com/pytorch/pytorch/pull/30531 for more informations.",
+        1);
+    if (PyErr_Occurred()) {
+      throw py::error_already_set();
+    }
+  }
+  return meta ? py::cast(meta->grad) : py::none();
+}
+
+// `t.data`: the same data under a fresh version counter and no history, so
+// in-place changes through it are invisible to autograd.
+Tensor variable_data(const Tensor& self) {
+  Tensor d = autograd::detach(self);
+  d.impl()->version_counter = std::make_shared<VersionCounter>();
+  return d;
+}
+
+void set_data(const Tensor& self, const Tensor& other) {
+  TensorImpl* dst = self.impl();
+  const TensorImpl* src = other.impl();
+  if (dst->dtype != src->dtype) {
+    if (auto* meta = autograd::get_autograd_meta(self)) {
+      meta->grad_accumulator.reset();
+    }
+  }
+  dst->array = src->array;
+  dst->data = src->data;
+  dst->sizes = src->sizes;
+  dst->strides = src->strides;
+  dst->dtype = src->dtype;
+}
+
+}  // namespace
+
+py::object dtype_object(ScalarType t) { return dtype_objects[static_cast<int>(t)]; }
+
+ScalarType dtype_from_object(py::handle obj) {
+  NPGRAD_CHECK_TYPE(
+      py::isinstance<DType>(obj),
+      "expected a dtype (npgrad.float32, float64, int64 or bool), got ",
+      py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+  return obj.cast<DType&>().type;
+}
+
+bool is_tensor(py::handle obj) {
+  return PyObject_TypeCheck(obj.ptr(), tensor_type);
+}
+
+Tensor as_operand(py::handle obj) {
+  if (is_tensor(obj)) {
+    return obj.cast<Tensor>();
+  }
+  if (PyBool_Check(obj.ptr())) {
+    return ops::wrapped_scalar(obj.ptr() == Py_True ? 1 : 0, ScalarType::Bool);
+  }
+  if (PyLong_Check(obj.ptr())) {
+    return ops::wrapped_scalar(static_cast<double>(PyLong_AsLongLong(obj.ptr())), ScalarType::Int64);
+  }
+  if (PyFloat_Check(obj.ptr())) {
+    return ops::wrapped_scalar(PyFloat_AS_DOUBLE(obj.ptr()), ScalarType::Float64);
+  }
+  // NumPy scalars and other numbers.
+  if (py::hasattr(obj, "dtype") && py::hasattr(obj, "item") && !py::hasattr(obj, "shape")) {
+    return as_operand(obj.attr("item")());
+  }
+  if (PyObject_HasAttrString(obj.ptr(), "__array_priority__") == 0 && PyIndex_Check(obj.ptr())) {
+    return ops::wrapped_scalar(static_cast<double>(py::reinterpret_borrow<py::int_>(PyNumber_Index(obj.ptr())).cast<long long>()), ScalarType::Int64);
+  }
+  return Tensor();
+}
+
+void bind_tensor(py::module_& m) {
+  py::class_<DType>(m, "dtype")
+      .def("__repr__", [](const DType& d) { return dtype_name(d.type); })
+      .def_property_readonly("is_floating_point", [](const DType& d) { return is_floating(d.type); })
+      .def_property_readonly("itemsize", [](const DType& d) { return element_size(d.type); })
+      .def_property_readonly("_numpy_name", [](const DType& d) { return kNumpyNames[static_cast<int>(d.type)]; })
+      .def("__reduce__", [](const DType& d) {
+        return py::make_tuple(py::module_::import("builtins").attr("getattr"),
+                              py::make_tuple(py::module_::import("npgrad"), dtype_name(d.type).substr(6)));
+      });
+  const char* names[] = {"bool", "int64", "float32", "float64"};
+  for (int i = 0; i < 4; ++i) {
+    dtype_objects[i] = py::cast(DType{static_cast<ScalarType>(i)});
+    m.attr(names[i]) = dtype_objects[i];
+  }
+
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", py::dynamic_attr());
+  tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+
+  cls.def_static("_from_numpy", [](py::handle arr) {
+       NPGRAD_CHECK_TYPE(
+           py::isinstance<py::array>(arr),
+           "expected np.ndarray (got ",
+           py::str(py::type::handle_of(arr).attr("__name__")).cast<std::string>(),
+           ")");
+       return kernels::from_array(arr.ptr());
+     })
+      .def("numpy", [](const Tensor& self, bool force) {
+        if (!force) {
+          NPGRAD_CHECK(!autograd::requires_grad(self), messages::kNumpyRequiresGrad);
+        }
+        return array_of(self).attr("view")();
+      }, py::arg("force") = false)
+      .def_property_readonly("_array", [](const Tensor& self) { return array_of(self).attr("view")(); })
+      .def_property_readonly("_shape", [](const Tensor& self) {
+        return py::tuple(py::cast(self.sizes()));
+      })
+      .def_property_readonly("dtype", [](const Tensor& self) { return dtype_object(self.dtype()); })
+      .def("dim", [](const Tensor& self) { return self.dim(); })
+      .def_property_readonly("ndim", [](const Tensor& self) { return self.dim(); })
+      .def("numel", [](const Tensor& self) { return self.numel(); })
+      .def("nelement", [](const Tensor& self) { return self.numel(); })
+      .def("element_size", [](const Tensor& self) { return element_size(self.dtype()); })
+      .def("is_floating_point", [](const Tensor& self) { return is_floating(self.dtype()); })
+      .def("is_contiguous", [](const Tensor& self) { return self.is_contiguous(); })
+      .def("stride", [](const Tensor& self, py::object dim) -> py::object {
+        if (dim.is_none()) {
+          return py::tuple(py::cast(self.strides()));
+        }
+        return py::int_(self.strides()[maybe_wrap_dim(dim.cast<int64_t>(), self.dim())]);
+      }, py::arg("dim") = py::none())
+      .def("item", [](const Tensor& self) -> py::object {
+        double v = kernels::item(self);
+        switch (self.dtype()) {
+          case ScalarType::Bool:
+            return py::bool_(v != 0);
+          case ScalarType::Int64:
+            return py::int_(*static_cast<const int64_t*>(self.data_ptr()));
+          default:
+            return py::float_(v);
+        }
+      })
+      .def("__len__", [](const Tensor& self) {
+        NPGRAD_CHECK_TYPE(self.dim() > 0, "len() of a 0-d tensor");
+        return self.sizes()[0];
+      })
+      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
+      .def("data_ptr", [](const Tensor& self) { return reinterpret_cast<uintptr_t>(self.data_ptr()); })
+      .def_property_readonly("_version", [](const Tensor& self) { return self.version(); })
+      .def_property_readonly("_base", [](const Tensor& self) -> py::object {
+        return self.is_view() ? py::cast(self.base()) : py::none();
+      })
+      .def("_is_view", [](const Tensor& self) { return self.is_view(); })
+      // ---- autograd attributes ----
+      .def_property(
+          "requires_grad",
+          [](const Tensor& self) { return autograd::requires_grad(self); },
+          [](const Tensor& self, bool v) { autograd::set_requires_grad(self, v); })
+      .def("requires_grad_", [](py::object self, bool v) {
+        Tensor t = self.cast<Tensor>();
+        NPGRAD_CHECK(
+            !v || is_floating(t.dtype()) || !autograd::is_leaf(t),
+            "only Tensors of floating point dtype can require gradients");
+        autograd::set_requires_grad(t, v);
+        return self;
+      }, py::arg("requires_grad") = true)
+      .def_property("grad", &get_grad, &set_grad)
+      .def_property(
+          "grad_fn",
+          [](const Tensor& self) { return autograd::grad_fn(self); },
+          [](const Tensor& self, py::handle v) {
+            NPGRAD_CHECK(v.is_none(), "_grad_fn can be only set to None");
+            if (auto* meta = autograd::get_autograd_meta(self)) {
+              meta->grad_fn.reset();
+              meta->output_nr = 0;
+            }
+          })
+      .def_property_readonly("is_leaf", [](const Tensor& self) { return autograd::is_leaf(self); })
+      .def_property_readonly("output_nr", [](const Tensor& self) { return autograd::output_nr(self); })
+      .def_property_readonly("retains_grad", [](const Tensor& self) {
+        auto* meta = autograd::get_autograd_meta(self);
+        return meta != nullptr && meta->retains_grad && meta->grad_fn != nullptr;
+      })
+      .def("retain_grad", [](const Tensor& self) { autograd::retain_grad(self); })
+      .def("detach", [](const Tensor& self) { return autograd::detach(self); })
+      .def("detach_", [](py::object self) {
+        Tensor t = self.cast<Tensor>();
+        NPGRAD_CHECK(
+            !t.is_view(),
+            "Can't detach views in-place. Use detach() instead. If you are "
+            "using DistributedDataParallel (DDP) for training, and "
+            "gradient_as_bucket_view is set as True, gradients are views of "
+            "DDP buckets, and hence detach_() cannot be called on these "
+            "gradients. To fix this error, please refer to the "
+            "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+            "the solution.");
+        if (auto* meta = autograd::get_autograd_meta(t)) {
+          meta->grad_fn.reset();
+          meta->output_nr = 0;
+          meta->requires_grad = false;
+        }
+        return self;
+      })
+      .def_property(
+          "data",
+          [](const Tensor& self) { return variable_data(self); },
+          [](const Tensor& self, const Tensor& other) { set_data(self, other); });
+}
+
+}  // namespace npgrad::bindings

@@ -1,0 +1,65 @@
+#pragma once
+// Per-tensor autograd state and the functions that read it
+// (torch/csrc/autograd/variable.h). A tensor without AutogradMeta is a leaf
+// that does not require grad.
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "npgrad/autograd/edge.h"
+#include "npgrad/autograd/node_hooks.h"
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::autograd {
+
+class Node;
+
+/// Python-side state of a tensor (hook dicts) kept by the bindings.
+struct TensorPyState {
+  virtual ~TensorPyState() = default;
+};
+
+struct AutogradMeta {
+  Tensor grad;
+  /// Strong: the node that produced this tensor; null for leaves.
+  std::shared_ptr<Node> grad_fn;
+  /// Weak: a leaf's AccumulateGrad lives only as long as graph edges use it.
+  std::weak_ptr<Node> grad_accumulator;
+  bool requires_grad = false;  // meaningful on leaves only
+  bool retains_grad = false;   // meaningful on non-leaves only
+  uint32_t output_nr = 0;
+  /// Tensor pre-hooks of a leaf; run by its AccumulateGrad.
+  std::vector<std::shared_ptr<FunctionPreHook>> hooks;
+  std::vector<std::shared_ptr<PostAccumulateGradHook>> post_acc_grad_hooks;
+  std::unique_ptr<TensorPyState> py_state;
+  /// Guards grad_accumulator creation and .grad writes across threads.
+  std::mutex mutex;
+};
+
+/// Null when the tensor never needed autograd state.
+inline AutogradMeta* get_autograd_meta(const Tensor& t) {
+  return t.impl()->autograd_meta.get();
+}
+AutogradMeta& materialize_autograd_meta(const Tensor& t);
+
+bool requires_grad(const Tensor& t);
+const std::shared_ptr<Node>& grad_fn(const Tensor& t);
+inline bool is_leaf(const Tensor& t) { return grad_fn(t) == nullptr; }
+uint32_t output_nr(const Tensor& t);
+/// The edge a consumer stores for input t (§1.2 of REFERENCE.md).
+Edge gradient_edge(const Tensor& t);
+/// The leaf's AccumulateGrad, created on first use (null if no grad needed).
+std::shared_ptr<Node> grad_accumulator(const Tensor& t);
+std::shared_ptr<Node> try_get_grad_accumulator(const Tensor& t);
+
+/// Sets requires_grad on a leaf, with torch's checks.
+void set_requires_grad(const Tensor& t, bool value);
+/// Makes (fn, output_nr) the history of t.
+void set_gradient_edge(const Tensor& t, Edge edge);
+/// t.retain_grad(): a non-leaf keeps its gradient in .grad (no-op on leaves).
+void retain_grad(const Tensor& t);
+/// A tensor sharing t's data and version counter, with no autograd state.
+Tensor detach(const Tensor& t);
+
+}  // namespace npgrad::autograd

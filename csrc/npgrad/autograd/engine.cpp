@@ -1,0 +1,356 @@
+#include "npgrad/autograd/engine.h"
+
+#include <atomic>
+#include <queue>
+
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/graph_task.h"
+#include "npgrad/autograd/node.h"
+#include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::autograd {
+
+namespace {
+
+thread_local GraphTask* tl_current_task = nullptr;
+thread_local Node* tl_current_node = nullptr;
+thread_local int tl_reentrant_depth = -1;
+std::atomic<int64_t> next_graph_task_id{0};
+
+struct NodeTask {
+  std::shared_ptr<Node> fn;
+  InputBuffer inputs;
+};
+
+// Note [Execution order of ready nodes]
+// Ready nodes run newest first (highest sequence_nr); AccumulateGrad has
+// sequence_nr UINT64_MAX so a leaf's .grad is written as soon as its gradient
+// is complete. A std::priority_queue with torch's comparator reproduces even
+// torch's tie-breaking, since both push in the same order.
+struct CompareNodeTaskTime {
+  bool operator()(const NodeTask& a, const NodeTask& b) const {
+    return a.fn->sequence_nr() < b.fn->sequence_nr();
+  }
+};
+using ReadyQueue =
+    std::priority_queue<NodeTask, std::vector<NodeTask>, CompareNodeTaskTime>;
+
+// Restores the thread-local engine state however a scope is left.
+struct TaskStateGuard {
+  GraphTask* prev_task;
+  Node* prev_node;
+  TaskStateGuard(GraphTask* task, Node* node)
+      : prev_task(tl_current_task), prev_node(tl_current_node) {
+    tl_current_task = task;
+    tl_current_node = node;
+  }
+  ~TaskStateGuard() {
+    tl_current_task = prev_task;
+    tl_current_node = prev_node;
+  }
+};
+
+void compute_dependencies(GraphTask& task, Node* root, uint64_t min_topo_nr) {
+  std::vector<Node*> stack{root};
+  while (!stack.empty()) {
+    Node* fn = stack.back();
+    stack.pop_back();
+    if (fn->topological_nr() < min_topo_nr) {
+      continue;  // cannot reach any requested input
+    }
+    for (const auto& edge : fn->next_edges()) {
+      if (Node* next = edge.function.get()) {
+        task.dependencies[next] += 1;
+        if (task.nodes_in_graph.insert(next).second) {
+          stack.push_back(next);
+        }
+      }
+    }
+  }
+}
+
+bool node_should_execute(const GraphTask& task, Node* fn) {
+  auto it = task.exec_info.find(fn);
+  return it != task.exec_info.end() && it->second.should_execute();
+}
+
+// Marks what must run to produce the gradients of `outputs`: an iterative
+// post-order DFS in which a node is needed when any child should execute.
+void init_to_execute(
+    GraphTask& task,
+    Node* root,
+    const edge_list& outputs,
+    bool accumulate_grad,
+    uint64_t min_topo_nr) {
+  std::size_t output_idx = 0;
+  for (const auto& edge : outputs) {
+    auto& info = task.exec_info[edge.function.get()];
+    if (accumulate_grad) {
+      info.needed = true;
+    } else {
+      info.captures.push_back({edge.input_nr, output_idx++});
+    }
+  }
+  task.captured_vars.resize(output_idx);
+
+  struct Frame {
+    Node* fn;
+    std::size_t next_child = 0;
+    Node* get_next_fn() {
+      const auto& edges = fn->next_edges();
+      while (next_child < edges.size()) {
+        Node* c = edges[next_child++].function.get();
+        if (c != nullptr) {
+          return c;
+        }
+      }
+      return nullptr;
+    }
+  };
+  std::unordered_set<Node*> seen;
+  std::vector<Frame> stack;
+  task.exec_info.emplace(root, GraphTask::ExecInfo());
+  stack.push_back({root});
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    Node* child = nullptr;
+    while ((child = frame.get_next_fn()) && !seen.insert(child).second) {
+      if (node_should_execute(task, child)) {
+        task.exec_info[frame.fn].needed = true;
+      }
+    }
+    if (child != nullptr) {
+      if (child->topological_nr() < min_topo_nr) {
+        continue;
+      }
+      stack.push_back({child});
+    } else {
+      Node* fn = frame.fn;
+      stack.pop_back();
+      if (node_should_execute(task, fn) && !stack.empty()) {
+        task.exec_info[stack.back().fn].needed = true;
+      }
+    }
+  }
+}
+
+// Note [Hooks ordering]
+// For one node: tensor pre-hooks (registration order), then retains_grad
+// hooks, then node pre-hooks, the node, node post-hooks. Each hook sees what
+// the previous one returned. Tensor pre-hooks and retains_grad hooks also
+// run when the node is reached but not executed (grad() captures).
+variable_list call_tensor_pre_hooks(Node& fn, variable_list inputs) {
+  for (const auto& hook : fn.tensor_pre_hooks()) {
+    inputs = (*hook)(inputs);
+  }
+  for (const auto& [idx, hook] : fn.retains_grad_hooks()) {
+    (void)idx;
+    inputs = (*hook)(inputs);
+  }
+  return inputs;
+}
+
+variable_list call_function(GraphTask& task, Node& fn, variable_list inputs) {
+  inputs = call_tensor_pre_hooks(fn, std::move(inputs));
+  for (const auto& hook : fn.pre_hooks()) {
+    inputs = (*hook)(inputs);
+  }
+  if (!task.keep_graph) {
+    fn.will_release_variables();
+  }
+  bool has_post_hooks = !fn.post_hooks().empty();
+  variable_list outputs =
+      has_post_hooks ? fn.apply(variable_list(inputs)) : fn.apply(std::move(inputs));
+  validate_outputs(
+      fn.next_edges(), outputs, "Function " + fn.name() + " returned an ");
+  if (has_post_hooks) {
+    for (std::size_t i = 0; i < fn.post_hooks().size(); ++i) {
+      outputs = (*fn.post_hooks()[i])(outputs, inputs);
+    }
+  }
+  return outputs;
+}
+
+void evaluate_function(
+    GraphTask& task, const std::shared_ptr<Node>& fn_ptr, InputBuffer&& buffer, ReadyQueue& queue) {
+  Node& fn = *fn_ptr;
+  variable_list inputs = buffer.release();
+  if (!task.exec_info.empty()) {
+    auto& info = task.exec_info.at(&fn);
+    if (!info.captures.empty()) {
+      // Captured before the tensor hooks when the node also runs; after them
+      // when it does not (its hooks run here, instead of in call_function).
+      variable_list hooked = info.needed ? variable_list() : call_tensor_pre_hooks(fn, inputs);
+      const variable_list& source = info.needed ? inputs : hooked;
+      for (const auto& cap : info.captures) {
+        task.captured_vars[cap.output_idx] = source[cap.input_nr];
+      }
+    } else if (!info.needed) {
+      call_tensor_pre_hooks(fn, inputs);
+    }
+    if (!info.needed) {
+      return;
+    }
+  }
+  variable_list outputs = call_function(task, fn, std::move(inputs));
+  if (!task.keep_graph) {
+    fn.release_variables();
+  }
+  std::size_t n = outputs.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Edge& edge = fn.next_edge(i);
+    if (!edge.is_valid()) {
+      continue;
+    }
+    Node* next = edge.function.get();
+    bool is_ready = false;
+    auto dep = task.dependencies.find(next);
+    NPGRAD_CHECK(dep != task.dependencies.end(), "dependency not found for ", next->name());
+    if (--dep->second == 0) {
+      task.dependencies.erase(dep);
+      is_ready = true;
+    }
+    auto nr = task.not_ready.find(next);
+    if (nr == task.not_ready.end()) {
+      if (!task.exec_info.empty() && !node_should_execute(task, next)) {
+        continue;  // pruned: the gradient is dropped
+      }
+      InputBuffer input_buffer(next->num_inputs());
+      input_buffer.add(edge.input_nr, std::move(outputs[i]));
+      if (is_ready) {
+        queue.push(NodeTask{edge.function, std::move(input_buffer)});
+      } else {
+        task.not_ready.emplace(next, std::move(input_buffer));
+      }
+    } else {
+      nr->second.add(edge.input_nr, std::move(outputs[i]));
+      if (is_ready) {
+        queue.push(NodeTask{edge.function, std::move(nr->second)});
+        task.not_ready.erase(nr);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+GraphTask* current_graph_task() { return tl_current_task; }
+Node* current_node() { return tl_current_node; }
+
+bool task_should_execute(Node* fn) {
+  GraphTask* task = tl_current_task;
+  if (task == nullptr || task->exec_info.empty()) {
+    return true;
+  }
+  return node_should_execute(*task, fn);
+}
+
+void validate_outputs(const edge_list& edges, variable_list& grads, const std::string& prefix) {
+  NPGRAD_CHECK(
+      grads.size() == edges.size(),
+      prefix,
+      "invalid number of gradients - expected ",
+      edges.size(),
+      ", but got ",
+      grads.size());
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    const Edge& edge = edges[i];
+    Tensor& grad = grads[i];
+    if (!edge.is_valid() || !grad.defined()) {
+      continue;
+    }
+    const InputMetadata& meta = edge.function->input_metadata(edge.input_nr);
+    if (!meta.is_valid) {
+      continue;
+    }
+    if (grad.sizes() != meta.shape) {
+      NPGRAD_CHECK(
+          ops::is_expandable_to(meta.shape, grad.sizes()),
+          prefix,
+          "invalid gradient at index ",
+          i,
+          " - got ",
+          shape_str(grad.sizes()),
+          " but expected shape compatible with ",
+          shape_str(meta.shape));
+      grad = ops::sum_to(grad, meta.shape);
+    }
+    if (grad.dtype() != meta.dtype) {
+      grad = ops::to_dtype(grad, meta.dtype);
+    }
+  }
+}
+
+variable_list Engine::execute(
+    const edge_list& roots,
+    variable_list grads,
+    bool keep_graph,
+    bool create_graph,
+    bool accumulate_grad,
+    const edge_list& outputs) {
+  validate_outputs(roots, grads, "");
+  auto task = std::make_shared<GraphTask>(
+      keep_graph, create_graph, tl_reentrant_depth + 1, next_graph_task_id++);
+
+  bool single_root = roots.size() == 1;
+  std::shared_ptr<Node> root =
+      single_root ? roots[0].function : make_node<GraphRoot>(roots, grads);
+  uint64_t min_topo_nr = 0;
+  if (!outputs.empty()) {
+    min_topo_nr = UINT64_MAX;
+    for (const auto& e : outputs) {
+      min_topo_nr = std::min(min_topo_nr, e.function->topological_nr());
+    }
+  }
+  compute_dependencies(*task, root.get(), min_topo_nr);
+  if (!outputs.empty()) {
+    init_to_execute(*task, root.get(), outputs, accumulate_grad, min_topo_nr);
+  }
+
+  ReadyQueue queue;
+  if (single_root) {
+    InputBuffer buffer(root->num_inputs());
+    buffer.add(roots[0].input_nr, std::move(grads[0]));
+    queue.push(NodeTask{root, std::move(buffer)});
+  } else {
+    queue.push(NodeTask{root, InputBuffer(0)});
+  }
+
+  // The whole pass, hooks and callbacks included, runs in grad mode
+  // create_graph (See Note [Execution order of ready nodes]).
+  AutoGradMode grad_mode(create_graph);
+  int prev_depth = tl_reentrant_depth;
+  tl_reentrant_depth = task->reentrant_depth;
+  struct DepthGuard {
+    int prev;
+    ~DepthGuard() { tl_reentrant_depth = prev; }
+  } depth_guard{prev_depth};
+
+  while (!queue.empty()) {
+    // priority_queue::top is const; the task is popped right after the move.
+    NodeTask next = std::move(const_cast<NodeTask&>(queue.top()));
+    queue.pop();
+    TaskStateGuard state(task.get(), next.fn.get());
+    evaluate_function(*task, next.fn, std::move(next.inputs), queue);
+  }
+
+  NPGRAD_CHECK(task->not_ready.empty(), "could not compute gradients for some functions");
+  TaskStateGuard state(task.get(), nullptr);
+  // Callbacks may queue more callbacks; they run in the same pass.
+  for (std::size_t i = 0; i < task->final_callbacks.size(); ++i) {
+    auto cb = task->final_callbacks[i];
+    cb();
+  }
+  return std::move(task->captured_vars);
+}
+
+void Engine::queue_callback(std::function<void()> callback) {
+  GraphTask* task = tl_current_task;
+  NPGRAD_CHECK(task != nullptr, "Final callbacks can only be installed during backward pass.");
+  std::lock_guard<std::mutex> lock(task->mutex);
+  task->final_callbacks.push_back(std::move(callback));
+}
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,68 @@
+#include "npgrad/autograd/graph_recording.h"
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/node.h"
+
+namespace npgrad::autograd {
+
+bool compute_requires_grad(std::initializer_list<const Tensor*> inputs) {
+  if (!GradMode::is_enabled()) {
+    return false;
+  }
+  for (const Tensor* t : inputs) {
+    if (t->defined() && requires_grad(*t)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool compute_requires_grad(const std::vector<Tensor>& inputs) {
+  if (!GradMode::is_enabled()) {
+    return false;
+  }
+  for (const Tensor& t : inputs) {
+    if (t.defined() && requires_grad(t)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+edge_list collect_next_edges(std::initializer_list<const Tensor*> inputs) {
+  edge_list edges;
+  edges.reserve(inputs.size());
+  for (const Tensor* t : inputs) {
+    edges.push_back(t->defined() && requires_grad(*t) ? gradient_edge(*t) : Edge());
+  }
+  return edges;
+}
+
+edge_list collect_next_edges(const std::vector<Tensor>& inputs) {
+  edge_list edges;
+  edges.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    edges.push_back(t.defined() && requires_grad(t) ? gradient_edge(t) : Edge());
+  }
+  return edges;
+}
+
+void set_history(const Tensor& out, const std::shared_ptr<Node>& fn) {
+  uint32_t nr = fn->add_input_metadata(out);
+  set_gradient_edge(out, Edge(fn, nr));
+}
+
+Tensor make_view(const Tensor& base, Tensor data) {
+  TensorImpl* v = data.impl();
+  v->version_counter = base.impl()->version_counter;
+  v->view_base = base.is_view() ? base.impl()->view_base : base.impl_ptr();
+  if (!GradMode::is_enabled()) {
+    v->creation_meta = CreationMeta::NoGradMode;
+  } else {
+    v->creation_meta = base.impl()->creation_meta;
+  }
+  return data;
+}
+
+}  // namespace npgrad::autograd

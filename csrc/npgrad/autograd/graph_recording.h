@@ -1,0 +1,27 @@
+#pragma once
+// Wiring a new node into the graph (torch/csrc/autograd/functions/utils.h):
+// which inputs need grad, the node's next edges, and the history of outputs.
+
+#include <initializer_list>
+#include <memory>
+
+#include "npgrad/autograd/edge.h"
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::autograd {
+
+class Node;
+
+/// Grad mode is on and some input requires grad.
+bool compute_requires_grad(std::initializer_list<const Tensor*> inputs);
+bool compute_requires_grad(const std::vector<Tensor>& inputs);
+/// One edge per input, in order; invalid for inputs that need no grad.
+edge_list collect_next_edges(std::initializer_list<const Tensor*> inputs);
+edge_list collect_next_edges(const std::vector<Tensor>& inputs);
+/// Makes fn the grad_fn of out (output_nr = fn's next input slot).
+void set_history(const Tensor& out, const std::shared_ptr<Node>& fn);
+/// A new view of base's data: shares the version counter, records the root
+/// base. `data` holds the view's geometry.
+Tensor make_view(const Tensor& base, Tensor data);
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,62 @@
+#pragma once
+// GraphTask: the state of one backward pass (torch/csrc/autograd/graph_task.h):
+// dependency counts, buffers of nodes not yet ready, the exec_info that prunes
+// the pass to what `inputs=` needs, captured gradients for grad(), and final
+// callbacks. One GraphTask per Engine::execute call, including nested ones.
+
+#include <functional>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "npgrad/autograd/input_buffer.h"
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::autograd {
+
+class Node;
+
+struct GraphTask {
+  struct Capture {
+    uint32_t input_nr;
+    std::size_t output_idx;
+  };
+  struct ExecInfo {
+    bool needed = false;
+    std::vector<Capture> captures;
+    bool should_execute() const { return needed || !captures.empty(); }
+  };
+
+  GraphTask(bool keep_graph, bool create_graph, int reentrant_depth, int64_t id)
+      : keep_graph(keep_graph),
+        create_graph(create_graph),
+        reentrant_depth(reentrant_depth),
+        id(id) {}
+
+  // Set before execution starts; read-only afterwards.
+  const bool keep_graph;
+  const bool create_graph;
+  const int reentrant_depth;
+  const int64_t id;
+  std::unordered_set<Node*> nodes_in_graph;
+  /// Empty: run everything reachable. Otherwise only should_execute() nodes.
+  std::unordered_map<Node*, ExecInfo> exec_info;
+
+  // Guarded by mutex (the engine runs a task on one thread; the lock is for
+  // hooks that inspect the task from other threads).
+  std::mutex mutex;
+  std::unordered_map<Node*, int> dependencies;
+  std::unordered_map<Node*, InputBuffer> not_ready;
+  variable_list captured_vars;
+  std::vector<std::function<void()>> final_callbacks;
+};
+
+/// The graph task whose node, hook or callback runs on this thread, or null.
+GraphTask* current_graph_task();
+/// The node being evaluated on this thread, or null.
+Node* current_node();
+/// See Node::should_compute_output: false for nodes that a pruned pass skips.
+bool task_should_execute(Node* fn);
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,106 @@
+#include "npgrad/autograd/node.h"
+
+#include <atomic>
+
+#include "npgrad/autograd/graph_task.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::autograd {
+
+namespace {
+thread_local uint64_t sequence_counter = 0;
+std::atomic<int64_t> live_nodes{0};
+}  // namespace
+
+uint64_t next_sequence_nr() { return sequence_counter++; }
+uint64_t peek_sequence_nr() { return sequence_counter; }
+int64_t live_node_count() { return live_nodes.load(); }
+
+Node::Node(uint64_t sequence_nr, edge_list next_edges)
+    : sequence_nr_(sequence_nr) {
+  live_nodes.fetch_add(1, std::memory_order_relaxed);
+  set_next_edges(std::move(next_edges));
+}
+
+Node::~Node() { live_nodes.fetch_sub(1, std::memory_order_relaxed); }
+
+void Node::update_topological_nr(const Edge& edge) {
+  if (!edge.is_valid()) {
+    return;
+  }
+  uint64_t child = edge.function->topological_nr();
+  if (topological_nr_ <= child) {
+    NPGRAD_INTERNAL_ASSERT(
+        !has_parent_,
+        "Cannot update a node's topological_nr after it already has a parent."
+        " If we allow this, we can no longer guarantee that a parent's topo_nr"
+        " is always greater than those of all its children");
+    topological_nr_ = child + 1;
+  }
+}
+
+void Node::add_next_edge(Edge edge) {
+  update_topological_nr(edge);
+  next_edges_.push_back(std::move(edge));
+}
+
+void Node::set_next_edges(edge_list edges) {
+  next_edges_ = std::move(edges);
+  for (const auto& e : next_edges_) {
+    update_topological_nr(e);
+  }
+}
+
+void Node::set_next_edge(std::size_t i, Edge edge) {
+  update_topological_nr(edge);
+  next_edges_[i] = std::move(edge);
+}
+
+uint32_t Node::add_input_metadata(const Tensor& t) {
+  input_metadata_.emplace_back(t);
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+uint32_t Node::add_input_metadata_undefined() {
+  input_metadata_.emplace_back();
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+bool Node::task_should_compute_output(std::size_t i) const {
+  const Edge& e = next_edges_[i];
+  if (!e.is_valid()) {
+    return false;
+  }
+  return task_should_execute(e.function.get());
+}
+
+// Note [Iterative graph teardown]
+// Destroying the last reference to the head of a long chain would destroy its
+// children recursively (node -> edge -> node ...), and saved input tensors
+// hold their producers' nodes too (node -> saved tensor -> grad_fn). So before
+// a node is deleted we drop its saved state and steal every child it alone
+// keeps alive onto an explicit stack; those children are handled the same way
+// in a loop, and each is deleted only once its own edges are gone. Stack depth
+// stays constant however long the graph is.
+void delete_node(Node* node) {
+  std::vector<std::shared_ptr<Node>> stack;
+  auto gather = [&stack](Node* n) {
+    n->release_variables();
+    edge_list edges = n->release_next_edges();
+    for (auto& e : edges) {
+      if (e.function && e.function.use_count() == 1) {
+        stack.push_back(std::move(e.function));
+      }
+    }
+  };
+  gather(node);
+  delete node;
+  while (!stack.empty()) {
+    std::shared_ptr<Node> n = std::move(stack.back());
+    stack.pop_back();
+    gather(n.get());
+    // n's last reference dies here; its deleter finds nothing left to gather.
+  }
+}
+
+}  // namespace npgrad::autograd

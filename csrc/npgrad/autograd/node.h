@@ -1,0 +1,134 @@
+#pragma once
+// Node: the unit of the backward graph (torch/csrc/autograd/function.h).
+// A node holds the edges to the nodes that take its results, the metadata of
+// its own inputs (the forward outputs), its sequence and topological numbers,
+// and its hooks. Concrete nodes live in autograd/nodes/.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "npgrad/autograd/edge.h"
+#include "npgrad/autograd/input_metadata.h"
+#include "npgrad/autograd/node_hooks.h"
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::autograd {
+
+class SavedVariable;
+
+/// Next value of this thread's sequence counter (torch's
+/// at::sequence_number::get_and_increment).
+uint64_t next_sequence_nr();
+/// Value the next node created on this thread would get.
+uint64_t peek_sequence_nr();
+
+/// Visits the attributes a node saved for backward (`_saved_*` in Python).
+struct SavedAttributeVisitor {
+  virtual ~SavedAttributeVisitor() = default;
+  virtual void tensor(const char* name, const SavedVariable& v) = 0;
+  virtual void tensor_list(const char* name, const std::vector<SavedVariable>& v) = 0;
+  virtual void integer(const char* name, int64_t v) = 0;
+  virtual void real(const char* name, double v) = 0;
+  virtual void boolean(const char* name, bool v) = 0;
+  virtual void int_list(const char* name, const Shape& v) = 0;
+  virtual void none(const char* name) = 0;
+};
+
+/// Per-node state owned by the binding layer (the Python `metadata` dict);
+/// it lives on the node so it survives wrapper churn.
+struct NodePyState {
+  virtual ~NodePyState() = default;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  explicit Node(uint64_t sequence_nr, edge_list next_edges = {});
+  Node() : Node(next_sequence_nr()) {}
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// Computes the gradients w.r.t. the forward inputs from those w.r.t. the
+  /// forward outputs.
+  virtual variable_list apply(variable_list&& grads) = 0;
+  virtual std::string name() const = 0;
+
+  // ---- Graph connectivity ----
+  const edge_list& next_edges() const { return next_edges_; }
+  const Edge& next_edge(std::size_t i) const { return next_edges_[i]; }
+  std::size_t num_outputs() const { return next_edges_.size(); }
+  void add_next_edge(Edge edge);
+  void set_next_edges(edge_list edges);
+  void set_next_edge(std::size_t i, Edge edge);
+  /// Moves the edges out (used by iterative teardown).
+  edge_list release_next_edges() { return std::move(next_edges_); }
+
+  // ---- Inputs (gradients w.r.t. the forward outputs) ----
+  uint32_t add_input_metadata(const Tensor& t);
+  uint32_t add_input_metadata_undefined();
+  std::size_t num_inputs() const { return input_metadata_.size(); }
+  const InputMetadata& input_metadata(std::size_t i) const { return input_metadata_[i]; }
+  InputMetadata& mutable_input_metadata(std::size_t i) { return input_metadata_[i]; }
+
+  // ---- Numbers ----
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  void set_sequence_nr(uint64_t nr) { sequence_nr_ = nr; }
+  /// Length of the longest path to a sink. Reading it marks the node as
+  /// having a parent, after which its edges may not raise it any more.
+  uint64_t topological_nr() {
+    has_parent_ = true;
+    return topological_nr_;
+  }
+
+  /// True when gradient i can flow anywhere (its edge is valid); used at
+  /// forward time to decide what to save.
+  bool should_compute_output(std::size_t i) const { return next_edges_[i].is_valid(); }
+  /// True when gradient i is needed by the running backward pass (edge valid
+  /// and, when the pass is pruned by `inputs=`, its node will execute).
+  bool task_should_compute_output(std::size_t i) const;
+
+  // ---- Saved state ----
+  virtual void release_variables() {}
+  virtual void will_release_variables() {}
+  virtual void visit_saved(SavedAttributeVisitor&) {}
+
+  // ---- Hooks ---- (see Note [Hooks ordering] in engine.cpp)
+  std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() { return pre_hooks_; }
+  std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() { return post_hooks_; }
+  virtual std::vector<std::shared_ptr<FunctionPreHook>>& tensor_pre_hooks() { return tensor_pre_hooks_; }
+  std::map<uint32_t, std::shared_ptr<FunctionPreHook>>& retains_grad_hooks() { return retains_grad_hooks_; }
+
+  /// The binding layer's per-node state (guarded by the GIL).
+  std::unique_ptr<NodePyState> py_state;
+
+ protected:
+  uint64_t sequence_nr_;
+  uint64_t topological_nr_ = 0;
+  bool has_parent_ = false;
+  edge_list next_edges_;
+  std::vector<InputMetadata> input_metadata_;
+  std::vector<std::unique_ptr<FunctionPreHook>> pre_hooks_;
+  std::vector<std::unique_ptr<FunctionPostHook>> post_hooks_;
+  std::vector<std::shared_ptr<FunctionPreHook>> tensor_pre_hooks_;
+  std::map<uint32_t, std::shared_ptr<FunctionPreHook>> retains_grad_hooks_;
+
+ private:
+  void update_topological_nr(const Edge& edge);
+};
+
+/// Deleter for every node: frees long chains without recursion.
+/// See Note [Iterative graph teardown] in node.cpp.
+void delete_node(Node* node);
+
+template <typename T, typename... Args>
+std::shared_ptr<T> make_node(Args&&... args) {
+  return std::shared_ptr<T>(new T(std::forward<Args>(args)...), &delete_node);
+}
+
+/// Number of live Node objects (for leak tests).
+int64_t live_node_count();
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,62 @@
+#include "npgrad/autograd/nodes/accumulate_grad.h"
+
+#include <cstdint>
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+#include "npgrad/util/error_messages.h"
+
+namespace npgrad::autograd {
+
+// UINT64_MAX: among ready nodes an AccumulateGrad always runs first.
+// See Note [Execution order of ready nodes] in engine.cpp.
+AccumulateGrad::AccumulateGrad(Tensor variable)
+    : Node(UINT64_MAX), variable_(std::move(variable)) {
+  add_input_metadata(variable_);
+}
+
+std::vector<std::shared_ptr<FunctionPreHook>>& AccumulateGrad::tensor_pre_hooks() {
+  return materialize_autograd_meta(variable_).hooks;
+}
+
+void accumulate_grad(const Tensor& variable, Tensor new_grad) {
+  AutogradMeta& meta = materialize_autograd_meta(variable);
+  Tensor& grad = meta.grad;
+  if (!grad.defined()) {
+    // Steal the incoming gradient when nobody else can see it.
+    if (!GradMode::is_enabled() && new_grad.is_contiguous() &&
+        kernels::is_exclusively_owned(new_grad)) {
+      grad = std::move(new_grad);
+    } else {
+      grad = ops::clone(new_grad);
+    }
+  } else if (!GradMode::is_enabled()) {
+    kernels::binary_out(kernels::Binary::Add, grad, new_grad, grad);
+    grad.bump_version();
+  } else {
+    grad = ops::add(grad, new_grad);
+  }
+}
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  NPGRAD_INTERNAL_ASSERT(grads.size() == 1, "AccumulateGrad takes one gradient");
+  Tensor new_grad = std::move(grads[0]);
+  if (!new_grad.defined() || !requires_grad(variable_)) {
+    return {};
+  }
+  NPGRAD_CHECK(!grad_fn(variable_), messages::kLeafMovedIntoGraph);
+  AutogradMeta& meta = materialize_autograd_meta(variable_);
+  {
+    std::lock_guard<std::mutex> lock(meta.mutex);
+    accumulate_grad(variable_, std::move(new_grad));
+  }
+  for (const auto& hook : meta.post_acc_grad_hooks) {
+    (*hook)(variable_);
+  }
+  return {};
+}
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,48 @@
+#pragma once
+// GraphRoot, Identity, and FormulaNode: the base of every generated-style
+// node (torch/csrc/autograd/functions/basic_ops.h).
+
+#include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_variable.h"
+
+namespace npgrad::autograd {
+
+/// The root of a backward with several outputs: hands each its gradient.
+class GraphRoot final : public Node {
+ public:
+  GraphRoot(edge_list roots, variable_list grads)
+      : Node(next_sequence_nr(), std::move(roots)), grads_(std::move(grads)) {}
+  variable_list apply(variable_list&&) override { return grads_; }
+  std::string name() const override { return "torch::autograd::GraphRoot"; }
+
+ private:
+  variable_list grads_;
+};
+
+/// A node never executed: the placeholder edge for an input that cannot be
+/// reached (a leaf with no live accumulator).
+class Identity final : public Node {
+ public:
+  Identity() = default;
+  variable_list apply(variable_list&& grads) override { return std::move(grads); }
+  std::string name() const override { return "torch::autograd::Identity"; }
+};
+
+/// A node whose results are all undefined when no incoming gradient is
+/// defined (torch's generated nodes' `any_grad_defined`).
+class FormulaNode : public Node {
+ public:
+  using Node::Node;
+  variable_list apply(variable_list&& grads) final;
+
+ protected:
+  /// Fills out[i] for the outputs that should_compute_output(i).
+  virtual void compute(const variable_list& grads, variable_list& out) = 0;
+  /// The node as the owner of saved outputs (for SavedVariable::unpack).
+  std::shared_ptr<Node> self_ptr() { return shared_from_this(); }
+};
+
+}  // namespace npgrad::autograd
+
+#define NPGRAD_NODE_NAME(N) \
+  std::string name() const override { return #N; }

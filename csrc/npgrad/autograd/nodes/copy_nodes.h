@@ -1,0 +1,63 @@
+#pragma once
+// Backward nodes of ops that copy: clone, cat, stack, advanced indexing,
+// copy_, and the in-place fills.
+
+#include "npgrad/autograd/nodes/basic_nodes.h"
+
+namespace npgrad::autograd {
+
+struct CloneBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(CloneBackward0)
+  void compute(const variable_list& g, variable_list& out) override { out[0] = g[0]; }
+};
+
+struct CatBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(CatBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override { v.integer("_saved_dim", dim); }
+  int64_t dim = 0;
+  std::vector<int64_t> sizes_along_dim;
+};
+
+struct StackBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(StackBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override { v.integer("_saved_dim", dim); }
+  int64_t dim = 0;
+};
+
+struct IndexBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(IndexBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void release_variables() override { indices_.clear(); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor_list("_saved_indices", indices_);
+    v.int_list("_saved_self_sym_sizes", self_sizes);
+  }
+  std::vector<SavedVariable> indices_;
+  Shape self_sizes;
+};
+
+/// The backward of index_backward (a scatter-add into zeros): gather again.
+struct IndexPutImplBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(IndexPutImplBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  std::vector<Tensor> indices;
+};
+
+struct CopyBackwards final : FormulaNode {
+  std::string name() const override { return "torch::autograd::CopyBackwards"; }
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+/// zero_() (ZeroBackward0) and fill_(number) (FillBackward2): no gradient
+/// flows to the overwritten values.
+template <bool kIsZero>
+struct FillBackward final : FormulaNode {
+  std::string name() const override { return kIsZero ? "ZeroBackward0" : "FillBackward2"; }
+  void compute(const variable_list& g, variable_list& out) override;
+};
+using ZeroBackward0 = FillBackward<true>;
+using FillBackward2 = FillBackward<false>;
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,166 @@
+#include "npgrad/autograd/nodes/pointwise_nodes.h"
+
+#include <cmath>
+
+#include "npgrad/ops/ops.h"
+
+namespace npgrad::autograd {
+
+using namespace npgrad::ops;
+
+namespace {
+Tensor scalar(double v) { return wrapped_scalar(v, ScalarType::Float64); }
+Tensor times(const Tensor& t, double alpha) {
+  return alpha == 1 ? t : mul(t, scalar(alpha));
+}
+}  // namespace
+
+void AddBackward0::compute(const variable_list& g, variable_list& out) {
+  if (task_should_compute_output(0)) {
+    out[0] = g[0];
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = times(g[0], alpha);
+  }
+}
+
+void SubBackward0::compute(const variable_list& g, variable_list& out) {
+  if (task_should_compute_output(0)) {
+    out[0] = g[0];
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = times(neg(g[0]), alpha);
+  }
+}
+
+void RsubBackward1::compute(const variable_list& g, variable_list& out) {
+  if (task_should_compute_output(0)) {
+    out[0] = times(neg(g[0]), alpha);
+  }
+}
+
+void MulBackward0::compute(const variable_list& g, variable_list& out) {
+  if (task_should_compute_output(0)) {
+    out[0] = mul(g[0], other_.unpack());
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = mul(g[0], self_.unpack());
+  }
+}
+
+void DivBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor other = other_.unpack();
+  if (task_should_compute_output(0)) {
+    out[0] = div(g[0], other);
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = neg(mul(g[0], div(div(self_.unpack(), other), other)));
+  }
+}
+
+void NegBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = neg(g[0]);
+}
+
+void PowBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  if (exponent == 0) {
+    out[0] = zeros_like(self);
+  } else {
+    out[0] = mul(g[0], mul(scalar(exponent), pow(self, exponent - 1)));
+  }
+}
+
+void PowBackward1::compute(const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  Tensor exponent = exponent_.unpack();
+  Tensor zero = scalar(0);
+  if (task_should_compute_output(0)) {
+    Tensor d = mul(g[0], mul(exponent, pow(self, sub(exponent, scalar(1)))));
+    out[0] = where(compare(Compare::Eq, exponent, zero), zeros_like(d), d);
+  }
+  if (task_should_compute_output(1)) {
+    Tensor d = mul(g[0], mul(result_.unpack(self_ptr()), log(self)));
+    Tensor mask = logical_and(
+        compare(Compare::Eq, self, zero), compare(Compare::Ge, exponent, zero));
+    out[1] = where(mask, zeros_like(d), d);
+  }
+}
+
+void PowBackward2::compute(const variable_list& g, variable_list& out) {
+  Tensor exponent = exponent_.unpack();
+  Tensor d = mul(g[0], mul(result_.unpack(self_ptr()), scalar(std::log(self))));
+  if (self == 0) {
+    d = where(compare(Compare::Ge, exponent, scalar(0)), zeros_like(d), d);
+  }
+  out[0] = d;
+}
+
+void ReciprocalBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor r = saved();
+  out[0] = mul(neg(g[0]), mul(r, r));
+}
+
+void ExpBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = mul(g[0], saved());
+}
+
+void LogBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = div(g[0], saved());
+}
+
+void SinBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = mul(g[0], cos(saved()));
+}
+
+void CosBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = mul(g[0], neg(sin(saved())));
+}
+
+void TanhBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor r = saved();
+  out[0] = mul(g[0], rsub(mul(r, r), 1));
+}
+
+void SigmoidBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor r = saved();
+  out[0] = mul(g[0], mul(r, rsub(r, 1)));
+}
+
+void ReluBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = mul(g[0], compare(Compare::Gt, saved(), scalar(0)));
+}
+
+void AbsBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = mul(g[0], sign(saved()));
+}
+
+void SqrtBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = div(g[0], mul(saved(), scalar(2)));
+}
+
+void ClampBackward1::compute(const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  Tensor mask;
+  if (min) {
+    mask = compare(Compare::Ge, self, scalar(*min));
+  }
+  if (max) {
+    Tensor le = compare(Compare::Le, self, scalar(*max));
+    mask = mask.defined() ? logical_and(mask, le) : le;
+  }
+  out[0] = mask.defined() ? mul(g[0], mask) : g[0];
+}
+
+void WhereBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor cond = condition_.unpack();
+  Tensor zero = zeros_like(g[0]);
+  if (task_should_compute_output(0)) {
+    out[0] = where(cond, g[0], zero);
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = where(cond, zero, g[0]);
+  }
+}
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,135 @@
+#pragma once
+// Backward nodes of view ops, and of the ops that undo them in backward
+// (select_backward / slice_backward), which are differentiable themselves.
+
+#include "npgrad/autograd/nodes/basic_nodes.h"
+
+namespace npgrad::autograd {
+
+/// Nodes whose formula reshapes the gradient back to the input sizes.
+struct SizesNode : FormulaNode {
+  void visit_saved(SavedAttributeVisitor& v) override { v.int_list("_saved_self_sym_sizes", self_sizes); }
+  Shape self_sizes;
+};
+
+struct ViewBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(ViewBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+struct UnsafeViewBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(UnsafeViewBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+struct ExpandBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(ExpandBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+struct SqueezeBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(SqueezeBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+/// squeeze(dim) (SqueezeBackward1) and squeeze(dims) (SqueezeBackward2);
+/// matmul's in-place squeeze_ of a 1-D operand shows as SqueezeBackward4.
+template <int kVariant>
+struct SqueezeDimsBackward final : SizesNode {
+  static constexpr bool dims_as_list_ = kVariant == 2;
+  std::string name() const override { return "SqueezeBackward" + std::to_string(kVariant); }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    if (dims_as_list_) {
+      v.int_list("_saved_dim", dims);
+    } else {
+      v.integer("_saved_dim", dims[0]);
+    }
+    SizesNode::visit_saved(v);
+  }
+  Shape dims;
+};
+using SqueezeBackward1 = SqueezeDimsBackward<1>;
+using SqueezeBackward2 = SqueezeDimsBackward<2>;
+using SqueezeBackward4 = SqueezeDimsBackward<4>;
+
+struct UnsqueezeBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(UnsqueezeBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override { v.integer("_saved_dim", dim); }
+  int64_t dim = 0;
+};
+
+struct TBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(TBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+struct TransposeBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(TransposeBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim0", dim0);
+    v.integer("_saved_dim1", dim1);
+  }
+  int64_t dim0 = 0, dim1 = 0;
+};
+
+struct PermuteBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(PermuteBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override { v.int_list("_saved_dims", dims); }
+  Shape dims;
+};
+
+struct SelectBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(SelectBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.integer("_saved_index", index);
+    SizesNode::visit_saved(v);
+  }
+  int64_t dim = 0, index = 0;
+};
+
+struct SliceBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(SliceBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.integer("_saved_end", end_saved);
+    SizesNode::visit_saved(v);
+    v.integer("_saved_start", start_saved);
+    v.integer("_saved_step", step);
+  }
+  int64_t dim = 0, start = 0, end = 0, step = 1;
+  // As the user gave them (INT64_MAX for an omitted end, like torch).
+  int64_t start_saved = 0, end_saved = 0;
+};
+
+struct AliasBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(AliasBackward0)
+  void compute(const variable_list& g, variable_list& out) override { out[0] = g[0]; }
+};
+
+struct SelectBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(SelectBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.integer("_saved_index", index);
+  }
+  int64_t dim = 0, index = 0;
+};
+
+struct SliceBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(SliceBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.integer("_saved_end", end);
+    v.integer("_saved_start", start);
+    v.integer("_saved_step", step);
+  }
+  int64_t dim = 0, start = 0, end = 0, step = 1;
+};
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,542 @@
+// The NumPy tier: see Note [Storage is a NumPy array] in kernels.h.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+#define PY_ARRAY_UNIQUE_SYMBOL npgrad_ARRAY_API
+#include <numpy/arrayobject.h>
+
+#include "npgrad/kernels/kernels.h"
+
+#include <string>
+
+#include "npgrad/util/error.h"
+
+namespace npgrad::kernels {
+namespace {
+
+// Cached NumPy callables; borrowed for the life of the process once imported.
+struct NumpyFunctions {
+  PyObject* binary[13];
+  PyObject* unary[9];
+  PyObject* add_reduce;
+  PyObject* max_reduce;
+  PyObject* min_reduce;
+  PyObject* add_at;
+  PyObject* argmax;
+  PyObject* argmin;
+  PyObject* matmul;
+  PyObject* where;
+  PyObject* concatenate;
+  PyObject* copyto;
+  PyObject* isnan;
+  PyObject* any;
+  PyObject* str_axis;
+  PyObject* str_dtype;
+  PyObject* str_keepdims;
+  PyObject* str_casting;
+  PyObject* str_unsafe;
+  PyObject* kw_axis_dtype_keepdims;
+  PyObject* kw_axis_keepdims;
+  PyObject* kw_axis;
+  PyObject* kw_casting;
+  PyObject* kw_out;
+};
+NumpyFunctions np_;
+bool initialized_ = false;
+
+// Turns the pending Python error into the core exception of the same kind.
+[[noreturn]] void throw_python_error() {
+  PyObject *type, *value, *tb;
+  PyErr_Fetch(&type, &value, &tb);
+  PyErr_NormalizeException(&type, &value, &tb);
+  std::string msg = "NumPy error";
+  if (value != nullptr) {
+    PyObject* s = PyObject_Str(value);
+    if (s != nullptr) {
+      const char* c = PyUnicode_AsUTF8(s);
+      if (c != nullptr) {
+        msg = c;
+      }
+      Py_DECREF(s);
+    }
+  }
+  bool is_type = type && PyErr_GivenExceptionMatches(type, PyExc_TypeError);
+  bool is_value = type && PyErr_GivenExceptionMatches(type, PyExc_ValueError);
+  bool is_index = type && PyErr_GivenExceptionMatches(type, PyExc_IndexError);
+  Py_XDECREF(type);
+  Py_XDECREF(value);
+  Py_XDECREF(tb);
+  PyErr_Clear();
+  if (is_type) {
+    throw TypeError(msg);
+  }
+  if (is_index) {
+    throw IndexError(msg);
+  }
+  if (is_value) {
+    throw ValueError(msg);
+  }
+  throw Error(msg);
+}
+
+PyObject* check(PyObject* result) {
+  if (result == nullptr) {
+    throw_python_error();
+  }
+  return result;
+}
+
+// RAII for a new reference.
+struct Ref {
+  PyObject* p;
+  explicit Ref(PyObject* obj) : p(check(obj)) {}
+  ~Ref() { Py_XDECREF(p); }
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  PyObject* release() {
+    PyObject* r = p;
+    p = nullptr;
+    return r;
+  }
+};
+
+// Ensures the GIL for the scope (cheap when already held).
+struct GilGuard {
+  PyGILState_STATE state;
+  GilGuard() : state(PyGILState_Ensure()) {}
+  ~GilGuard() { PyGILState_Release(state); }
+};
+
+int npy_type(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool:
+      return NPY_BOOL;
+    case ScalarType::Int64:
+      return NPY_INT64;
+    case ScalarType::Float32:
+      return NPY_FLOAT32;
+    case ScalarType::Float64:
+      return NPY_FLOAT64;
+  }
+  return NPY_FLOAT32;
+}
+
+PyArrayObject* arr(const Tensor& t) {
+  return reinterpret_cast<PyArrayObject*>(t.impl()->array.get());
+}
+PyObject* obj(const Tensor& t) { return static_cast<PyObject*>(t.impl()->array.get()); }
+
+// The operand to hand to a ufunc: the array cast to dtype, or for a wrapped
+// number a Python scalar, which NumPy treats as weakly typed like torch.
+PyObject* operand(const Tensor& t, ScalarType dtype) {
+  if (t.impl()->is_wrapped_number) {
+    double v = item(t);
+    if (is_floating(dtype)) {
+      return check(PyFloat_FromDouble(v));
+    }
+    if (dtype == ScalarType::Bool) {
+      return check(PyBool_FromLong(v != 0));
+    }
+    return check(PyLong_FromLongLong(static_cast<long long>(v)));
+  }
+  if (t.dtype() == dtype) {
+    Py_INCREF(obj(t));
+    return obj(t);
+  }
+  return check(PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
+}
+
+PyObject* dims_tuple(const std::vector<int64_t>& dims) {
+  PyObject* tup = check(PyTuple_New(static_cast<Py_ssize_t>(dims.size())));
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(dims[i]));
+  }
+  return tup;
+}
+
+PyObject* dtype_obj(ScalarType t) {
+  return reinterpret_cast<PyObject*>(PyArray_DescrFromType(npy_type(t)));
+}
+
+PyObject* index_tuple(const std::vector<Tensor>& indices) {
+  PyObject* tup = check(PyTuple_New(static_cast<Py_ssize_t>(indices.size())));
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    PyObject* item;
+    if (indices[i].defined()) {
+      item = obj(indices[i]);
+      Py_INCREF(item);
+    } else {
+      item = PySlice_New(nullptr, nullptr, nullptr);
+    }
+    PyTuple_SET_ITEM(tup, i, item);
+  }
+  return tup;
+}
+
+}  // namespace
+
+void init() {
+  if (initialized_) {
+    return;
+  }
+  if (PyArray_ImportNumPyAPI() < 0) {
+    throw_python_error();
+  }
+  Ref numpy(PyImport_ImportModule("numpy"));
+  auto get = [&](const char* name) {
+    return check(PyObject_GetAttrString(numpy.p, name));
+  };
+  const char* binary_names[] = {"add", "subtract", "multiply", "true_divide",
+                                "power", "maximum", "minimum", "equal",
+                                "not_equal", "less", "less_equal", "greater",
+                                "greater_equal"};
+  for (int i = 0; i < 13; ++i) {
+    np_.binary[i] = get(binary_names[i]);
+  }
+  const char* unary_names[] = {"negative", "exp", "log", "sin", "cos",
+                               "tanh", "sqrt", "absolute", "sign"};
+  for (int i = 0; i < 9; ++i) {
+    np_.unary[i] = get(unary_names[i]);
+  }
+  np_.add_reduce = check(PyObject_GetAttrString(np_.binary[0], "reduce"));
+  np_.max_reduce = check(PyObject_GetAttrString(np_.binary[5], "reduce"));
+  np_.min_reduce = check(PyObject_GetAttrString(np_.binary[6], "reduce"));
+  np_.add_at = check(PyObject_GetAttrString(np_.binary[0], "at"));
+  np_.argmax = get("argmax");
+  np_.argmin = get("argmin");
+  np_.matmul = get("matmul");
+  np_.where = get("where");
+  np_.concatenate = get("concatenate");
+  np_.copyto = get("copyto");
+  np_.isnan = get("isnan");
+  np_.any = get("any");
+  np_.str_axis = PyUnicode_InternFromString("axis");
+  np_.str_dtype = PyUnicode_InternFromString("dtype");
+  np_.str_keepdims = PyUnicode_InternFromString("keepdims");
+  np_.str_casting = PyUnicode_InternFromString("casting");
+  np_.str_unsafe = PyUnicode_InternFromString("unsafe");
+  np_.kw_axis_dtype_keepdims =
+      PyTuple_Pack(3, np_.str_axis, np_.str_dtype, np_.str_keepdims);
+  np_.kw_axis_keepdims = PyTuple_Pack(2, np_.str_axis, np_.str_keepdims);
+  np_.kw_axis = PyTuple_Pack(1, np_.str_axis);
+  np_.kw_casting = PyTuple_Pack(1, np_.str_casting);
+  np_.kw_out = PyTuple_Pack(1, PyUnicode_InternFromString("out"));
+  initialized_ = true;
+}
+
+void array_incref(void* o) {
+  GilGuard gil;
+  Py_INCREF(static_cast<PyObject*>(o));
+}
+
+void array_decref(void* o) {
+  if (!Py_IsInitialized()) {
+    return;  // interpreter gone at process exit: nothing left to free
+  }
+  if (PyGILState_Check()) {
+    Py_DECREF(static_cast<PyObject*>(o));
+  } else {
+    GilGuard gil;
+    Py_DECREF(static_cast<PyObject*>(o));
+  }
+}
+
+Tensor wrap_array(void* ndarray) {
+  PyObject* o = check(static_cast<PyObject*>(ndarray));
+  if (!PyArray_Check(o)) {
+    // Ufuncs and reductions hand back NumPy scalars for 0-dim results.
+    PyObject* a = PyArray_FromAny(o, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr);
+    Py_DECREF(o);
+    o = check(a);
+  }
+  auto* a = reinterpret_cast<PyArrayObject*>(o);
+  auto impl = std::make_shared<TensorImpl>();
+  switch (PyArray_TYPE(a)) {
+    case NPY_BOOL:
+      impl->dtype = ScalarType::Bool;
+      break;
+    case NPY_INT64:
+      impl->dtype = ScalarType::Int64;
+      break;
+    case NPY_FLOAT32:
+      impl->dtype = ScalarType::Float32;
+      break;
+    case NPY_FLOAT64:
+      impl->dtype = ScalarType::Float64;
+      break;
+    default: {
+      Py_DECREF(o);
+      throw TypeError(
+          "can't convert np.ndarray of this dtype; the only supported types "
+          "are: float64, float32, int64, and bool.");
+    }
+  }
+  impl->array = ArrayHandle::steal(o);
+  impl->data = PyArray_DATA(a);
+  int nd = PyArray_NDIM(a);
+  npy_intp* dims = PyArray_DIMS(a);
+  npy_intp* strides = PyArray_STRIDES(a);
+  auto itemsize = static_cast<int64_t>(PyArray_ITEMSIZE(a));
+  impl->sizes.assign(dims, dims + nd);
+  impl->strides.resize(nd);
+  for (int i = 0; i < nd; ++i) {
+    impl->strides[i] = strides[i] / itemsize;
+  }
+  impl->version_counter = std::make_shared<VersionCounter>();
+  return Tensor(std::move(impl));
+}
+
+Tensor from_array(void* ndarray) {
+  Py_INCREF(static_cast<PyObject*>(ndarray));
+  return wrap_array(ndarray);
+}
+
+Tensor empty(const Shape& sizes, ScalarType dtype) {
+  std::vector<npy_intp> dims(sizes.begin(), sizes.end());
+  return wrap_array(PyArray_SimpleNew(
+      static_cast<int>(dims.size()), dims.data(), npy_type(dtype)));
+}
+
+Tensor full(const Shape& sizes, double value, ScalarType dtype) {
+  Tensor t = empty(sizes, dtype);
+  fill(t, value);
+  return t;
+}
+
+Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped) {
+  Tensor t = empty({}, dtype);
+  fill(t, value);
+  t.impl()->is_wrapped_number = wrapped;
+  return t;
+}
+
+double item(const Tensor& t) {
+  NPGRAD_CHECK(
+      t.numel() == 1,
+      "a Tensor with ",
+      t.numel(),
+      " elements cannot be converted to Scalar");
+  const char* p = static_cast<const char*>(t.data_ptr());
+  switch (t.dtype()) {
+    case ScalarType::Bool:
+      return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
+    case ScalarType::Int64:
+      return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float32:
+      return *reinterpret_cast<const float*>(p);
+    case ScalarType::Float64:
+      return *reinterpret_cast<const double*>(p);
+  }
+  return 0;
+}
+
+Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
+  Ref x(operand(a, compute));
+  Ref y(operand(b, compute));
+  PyObject* args[2] = {x.p, y.p};
+  return wrap_array(check(PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, nullptr)));
+}
+
+void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  ScalarType compute = out.dtype();
+  Ref x(operand(a, compute));
+  Ref y(operand(b, compute));
+  PyObject* args[3] = {x.p, y.p, obj(out)};
+  Py_XDECREF(check(PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, np_.kw_out)));
+}
+
+Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
+  Ref x(operand(a, compute));
+  if (op == Unary::Sigmoid) {
+    // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
+    Ref ax(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Abs)], x.p));
+    Ref e(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Neg)], ax.p));
+    PyObject* exp_args[2] = {e.p, e.p};
+    Py_XDECREF(check(PyObject_Vectorcall(np_.unary[static_cast<int>(Unary::Exp)], exp_args, 1, np_.kw_out)));
+    Ref zero(PyLong_FromLong(0));
+    Ref one(PyLong_FromLong(1));
+    PyObject* ge_args[2] = {x.p, zero.p};
+    Ref nonneg(PyObject_Vectorcall(np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
+    PyObject* where_args[3] = {nonneg.p, one.p, e.p};
+    Ref num(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
+    PyObject* add_args[3] = {e.p, one.p, e.p};
+    Py_XDECREF(check(PyObject_Vectorcall(np_.binary[0], add_args, 2, np_.kw_out)));
+    PyObject* div_args[3] = {num.p, e.p, num.p};
+    Py_XDECREF(check(PyObject_Vectorcall(np_.binary[static_cast<int>(Binary::Div)], div_args, 2, np_.kw_out)));
+    Tensor out = wrap_array(num.release());
+    if (out.dtype() != compute) {
+      out = cast(out, compute);
+    }
+    return out;
+  }
+  PyObject* args[1] = {x.p};
+  return wrap_array(check(PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, nullptr)));
+}
+
+void unary_out(Unary op, const Tensor& a, const Tensor& out) {
+  if (op == Unary::Sigmoid) {
+    copy_into(out, unary(op, a, out.dtype()));
+    return;
+  }
+  Ref x(operand(a, out.dtype()));
+  PyObject* args[2] = {x.p, obj(out)};
+  Py_XDECREF(check(PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, np_.kw_out)));
+}
+
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+  Tensor r;
+  ScalarType dt = a.dtype();
+  auto bound = [&](double v) {
+    return scalar_tensor(v, is_floating(dt) ? ScalarType::Float64 : ScalarType::Int64, true);
+  };
+  r = a;
+  if (min) {
+    r = binary(Binary::Maximum, r, bound(*min), dt);
+  }
+  if (max) {
+    r = binary(Binary::Minimum, r, bound(*max), dt);
+  }
+  if (r.is_same(a)) {
+    r = cast(a, dt);
+  }
+  return r;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
+  Ref x(operand(a, dtype));
+  Ref y(operand(b, dtype));
+  PyObject* args[3] = {obj(cond), x.p, y.p};
+  Tensor out = wrap_array(check(PyObject_Vectorcall(np_.where, args, 3, nullptr)));
+  return out.dtype() == dtype ? out : cast(out, dtype);
+}
+
+Tensor cast(const Tensor& a, ScalarType dtype) {
+  PyObject* r = PyArray_NewLikeArray(arr(a), NPY_CORDER, PyArray_DescrFromType(npy_type(dtype)), 0);
+  Tensor out = wrap_array(check(r));
+  if (PyArray_CopyInto(arr(out), arr(a)) < 0) {
+    throw_python_error();
+  }
+  return out;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  PyObject* args[3] = {obj(dst), obj(src), np_.str_unsafe};
+  Py_XDECREF(check(PyObject_Vectorcall(np_.copyto, args, 2, np_.kw_casting)));
+}
+
+void fill(const Tensor& dst, double value) {
+  Ref v(is_floating(dst.dtype()) ? PyFloat_FromDouble(value)
+                                 : PyLong_FromLongLong(static_cast<long long>(value)));
+  if (PyArray_FillWithScalar(arr(dst), v.p) < 0) {
+    throw_python_error();
+  }
+}
+
+Tensor sum(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, ScalarType dtype) {
+  Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
+  Ref dt(dtype_obj(dtype));
+  PyObject* args[4] = {obj(a), axes.p, dt.p, keepdim ? Py_True : Py_False};
+  return wrap_array(check(PyObject_Vectorcall(np_.add_reduce, args, 1, np_.kw_axis_dtype_keepdims)));
+}
+
+Tensor amax(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, bool is_max) {
+  Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
+  PyObject* args[3] = {obj(a), axes.p, keepdim ? Py_True : Py_False};
+  return wrap_array(check(PyObject_Vectorcall(is_max ? np_.max_reduce : np_.min_reduce, args, 1, np_.kw_axis_keepdims)));
+}
+
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  Ref axis(PyLong_FromLongLong(dim));
+  PyObject* args[3] = {obj(a), axis.p, keepdim ? Py_True : Py_False};
+  return wrap_array(check(PyObject_Vectorcall(is_max ? np_.argmax : np_.argmin, args, 1, np_.kw_axis_keepdims)));
+}
+
+Tensor softmax(const Tensor& a, int64_t dim, bool log) {
+  // shifted = a - max(a, dim); softmax = exp(shifted) / sum(exp(shifted));
+  // log_softmax = shifted - log(sum(exp(shifted))).
+  Tensor m = amax(a, {dim}, true, true);
+  Tensor shifted = binary(Binary::Sub, a, m, a.dtype());
+  Tensor e = unary(Unary::Exp, shifted, a.dtype());
+  Tensor s = sum(e, {dim}, true, a.dtype());
+  if (!log) {
+    binary_out(Binary::Div, e, s, e);
+    return e;
+  }
+  unary_out(Unary::Log, s, s);
+  binary_out(Binary::Sub, shifted, s, shifted);
+  return shifted;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  PyObject* args[2] = {obj(a), obj(b)};
+  return wrap_array(check(PyObject_Vectorcall(np_.matmul, args, 2, nullptr)));
+}
+
+Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim) {
+  Ref seq(PyTuple_New(static_cast<Py_ssize_t>(tensors.size())));
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    Py_INCREF(obj(tensors[i]));
+    PyTuple_SET_ITEM(seq.p, i, obj(tensors[i]));
+  }
+  Ref axis(PyLong_FromLongLong(dim));
+  PyObject* args[2] = {seq.p, axis.p};
+  return wrap_array(check(PyObject_Vectorcall(np_.concatenate, args, 1, np_.kw_axis)));
+}
+
+Tensor view_as_strided(const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset) {
+  PyArray_Descr* descr = PyArray_DESCR(arr(a));
+  Py_INCREF(descr);
+  auto itemsize = static_cast<npy_intp>(element_size(a.dtype()));
+  std::vector<npy_intp> dims(sizes.begin(), sizes.end());
+  std::vector<npy_intp> bstrides(strides.size());
+  for (std::size_t i = 0; i < strides.size(); ++i) {
+    bstrides[i] = strides[i] * itemsize;
+  }
+  char* data = static_cast<char*>(a.data_ptr()) + offset * itemsize;
+  int flags = PyArray_FLAGS(arr(a)) & NPY_ARRAY_WRITEABLE;
+  PyObject* v = PyArray_NewFromDescr(
+      &PyArray_Type, descr, static_cast<int>(dims.size()), dims.data(),
+      bstrides.data(), data, flags, nullptr);
+  check(v);
+  Py_INCREF(obj(a));
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(v), obj(a)) < 0) {
+    Py_DECREF(v);
+    throw_python_error();
+  }
+  return wrap_array(v);
+}
+
+Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
+  Ref idx(index_tuple(indices));
+  return wrap_array(check(PyObject_GetItem(obj(a), idx.p)));
+}
+
+void index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  Ref idx(index_tuple(indices));
+  Ref v(operand(values, a.dtype()));
+  if (accumulate) {
+    PyObject* args[3] = {obj(a), idx.p, v.p};
+    Py_XDECREF(check(PyObject_Vectorcall(np_.add_at, args, 3, nullptr)));
+  } else if (PyObject_SetItem(obj(a), idx.p, v.p) < 0) {
+    throw_python_error();
+  }
+}
+
+bool is_exclusively_owned(const Tensor& t) {
+  PyArrayObject* a = arr(t);
+  return t.impl_ptr().use_count() == 1 && Py_REFCNT(obj(t)) == 1 &&
+         PyArray_BASE(a) == nullptr && (PyArray_FLAGS(a) & NPY_ARRAY_OWNDATA);
+}
+
+bool has_nan(const Tensor& t) {
+  if (!is_floating(t.dtype())) {
+    return false;
+  }
+  PyObject* args[1] = {obj(t)};
+  Ref mask(PyObject_Vectorcall(np_.isnan, args, 1, nullptr));
+  PyObject* any_args[1] = {mask.p};
+  Ref r(PyObject_Vectorcall(np_.any, any_args, 1, nullptr));
+  return PyObject_IsTrue(r.p) == 1;
+}
+
+}  // namespace npgrad::kernels

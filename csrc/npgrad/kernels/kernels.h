@@ -1,0 +1,97 @@
+#pragma once
+// The NumPy tier. Every computation on tensor data goes through these
+// functions, which call NumPy (ufuncs with out= where it saves a temporary,
+// BLAS matmul, reductions). Callers apply torch's dtype rules first; kernels
+// only cast operands to the dtype they are told to compute in.
+//
+// Note [Storage is a NumPy array]
+// A TensorImpl holds an owning reference to an ndarray whose shape and strides
+// are the tensor's own (views are ndarray views made by view_as_strided), so
+// `numpy()` and `from_numpy` share memory and `data_ptr()` shows aliasing as
+// torch's does. The kernels take the GIL themselves when a reference count must
+// change on a thread that does not hold it.
+
+#include <optional>
+#include <vector>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::kernels {
+
+/// Imports NumPy's C API; called once by the module and by the C++ tests.
+void init();
+
+void array_incref(void* obj);
+void array_decref(void* obj);
+
+/// A Tensor over a new reference to an ndarray (the reference is stolen).
+Tensor wrap_array(void* ndarray);
+/// A Tensor over an ndarray owned elsewhere (a new reference is taken).
+Tensor from_array(void* ndarray);
+
+Tensor empty(const Shape& sizes, ScalarType dtype);
+Tensor full(const Shape& sizes, double value, ScalarType dtype);
+/// A 0-dim tensor; wrapped numbers are Python scalars turned into tensors.
+Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped_number);
+double item(const Tensor& t);
+
+enum class Binary {
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+};
+enum class Unary { Neg, Exp, Log, Sin, Cos, Tanh, Sqrt, Abs, Sign, Sigmoid };
+
+/// Elementwise with broadcasting; tensor operands are cast to compute_dtype
+/// first, wrapped numbers enter as Python scalars (weak, as in torch).
+Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute);
+/// Writes op(a, b) into out (broadcast to out's shape).
+void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out);
+Tensor unary(Unary op, const Tensor& a, ScalarType compute);
+void unary_out(Unary op, const Tensor& a, const Tensor& out);
+/// clamp with optional bounds (NaN propagates).
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype);
+
+/// A copy in dtype (contiguous, C order).
+Tensor cast(const Tensor& a, ScalarType dtype);
+/// dst[...] = src with broadcasting and unsafe casting.
+void copy_into(const Tensor& dst, const Tensor& src);
+void fill(const Tensor& dst, double value);
+
+/// Sum over dims (all when empty), in dtype.
+Tensor sum(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, ScalarType dtype);
+/// max/min over dims (all when empty).
+Tensor amax(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, bool is_max);
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max);
+Tensor softmax(const Tensor& a, int64_t dim, bool log);
+
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim);
+
+/// A view of a's data with the given geometry; offset in elements from a's
+/// first element. Shares memory; the version counter is the caller's concern.
+Tensor view_as_strided(const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset);
+
+/// Advanced indexing: indices[d] undefined means a full slice of dim d.
+Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
+/// a[indices] = values, or += (accumulating duplicates) when accumulate.
+void index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+
+/// True when t is the only owner of its data: nobody can observe an in-place
+/// write into it (used to steal or accumulate gradients in place).
+bool is_exclusively_owned(const Tensor& t);
+/// True if any element is NaN.
+bool has_nan(const Tensor& t);
+
+}  // namespace npgrad::kernels

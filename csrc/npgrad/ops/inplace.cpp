@@ -1,0 +1,276 @@
+// In-place ops, all through one mutation path.
+//
+// Note [The mutation path]
+// Every in-place op (1) checks torch's leaf / view rules if its result needs
+// grad, (2) builds its backward node and saves what the formula needs of the
+// *original* values, (3) writes through the kernel, (4) bumps the shared
+// version counter once, and (5) rebases the tensor's history onto the new
+// node. Saved tensors of earlier nodes see the bump and refuse to unpack.
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/autograd/nodes/pointwise_nodes.h"
+#include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+#include "npgrad/util/error_messages.h"
+
+namespace npgrad::ops {
+
+using namespace npgrad::autograd;
+
+namespace {
+
+const char* kCategoryNames[] = {"Bool", "Long", "Float", "Double"};
+
+void check_inplace(const Tensor& self, bool result_requires_grad) {
+  if (!result_requires_grad) {
+    return;
+  }
+  if (self.is_view()) {
+    Tensor base = self.base();
+    NPGRAD_CHECK(!(is_leaf(base) && requires_grad(base)), messages::kViewOfLeafInplace);
+    NPGRAD_CHECK(
+        self.impl()->creation_meta != CreationMeta::NoGradMode,
+        "A view was created in no_grad mode and is being modified inplace "
+        "with grad mode enabled. Given that this use case is ambiguous and "
+        "error-prone, it is forbidden. You can clarify your code by moving "
+        "both the view and the inplace either both inside the no_grad block "
+        "(if you don't want the inplace to be tracked) or both outside (if "
+        "you want the inplace to be tracked).");
+    throw NotImplementedError(
+        "npgrad does not support in-place operations on a view when the "
+        "result requires grad yet (torch rebases the base's history with "
+        "CopySlices). Clone the view first, or modify the base.");
+  }
+  NPGRAD_CHECK(!(is_leaf(self) && requires_grad(self)), messages::kLeafInplace);
+}
+
+void check_castable(ScalarType result, ScalarType out) {
+  bool ok = !(is_floating(result) && !is_floating(out)) &&
+            !(result == ScalarType::Int64 && out == ScalarType::Bool);
+  NPGRAD_CHECK(
+      ok,
+      "result type ",
+      kCategoryNames[static_cast<int>(result)],
+      " can't be cast to the desired output type ",
+      kCategoryNames[static_cast<int>(out)]);
+}
+
+// The original value of self, for formulas that need it after the write.
+SavedVariable save_original(const Tensor& self) {
+  return SavedVariable(kernels::cast(self, self.dtype()), false);
+}
+
+// Steps (4) and (5) of the mutation path.
+void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
+  self.bump_version();
+  if (node) {
+    AutogradMeta& meta = materialize_autograd_meta(self);
+    std::shared_ptr<Node> old_fn = meta.grad_fn;
+    uint32_t old_nr = meta.output_nr;
+    set_history(self, node);
+    // A retains_grad hook follows the tensor to its new grad_fn.
+    if (old_fn && meta.retains_grad) {
+      auto& old_hooks = old_fn->retains_grad_hooks();
+      auto it = old_hooks.find(old_nr);
+      if (it != old_hooks.end()) {
+        node->retains_grad_hooks()[0] = std::move(it->second);
+        old_hooks.erase(it);
+      }
+    }
+    if (meta.py_state) {
+      meta.py_state.reset();  // hooks registered later bind to the new grad_fn
+    }
+  }
+}
+
+template <typename NodeT>
+std::shared_ptr<NodeT> make_inplace_node(std::initializer_list<const Tensor*> inputs) {
+  auto node = make_node<NodeT>();
+  node->set_next_edges(collect_next_edges(inputs));
+  return node;
+}
+
+}  // namespace
+
+void binary_(InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {
+  bool rg = compute_requires_grad({&self, &other});
+  check_inplace(self, rg);
+  check_castable(result_type(self, other), self.dtype());
+  NPGRAD_CHECK(
+      is_expandable_to(other.sizes(), self.sizes()),
+      "output with shape ",
+      shape_str(self.sizes()),
+      " doesn't match the broadcast shape ",
+      shape_str(other.sizes()));
+  std::shared_ptr<Node> node;
+  if (rg) {
+    switch (op) {
+      case InplaceBinary::Add: {
+        auto n = make_inplace_node<AddBackward0>({&self, &other});
+        n->alpha = alpha;
+        node = n;
+        break;
+      }
+      case InplaceBinary::Sub: {
+        auto n = make_inplace_node<SubBackward0>({&self, &other});
+        n->alpha = alpha;
+        node = n;
+        break;
+      }
+      case InplaceBinary::Mul: {
+        auto n = make_inplace_node<MulBackward0>({&self, &other});
+        if (n->should_compute_output(0)) {
+          n->other_ = SavedVariable(other, false);
+        }
+        if (n->should_compute_output(1)) {
+          n->self_ = save_original(self);
+        }
+        node = n;
+        break;
+      }
+      case InplaceBinary::Div: {
+        auto n = make_inplace_node<DivBackward0>({&self, &other});
+        if (n->should_compute_output(1)) {
+          n->self_ = save_original(self);
+        }
+        n->other_ = SavedVariable(other, false);
+        node = n;
+        break;
+      }
+    }
+  }
+  static constexpr kernels::Binary kOps[] = {
+      kernels::Binary::Add, kernels::Binary::Sub, kernels::Binary::Mul, kernels::Binary::Div};
+  Tensor operand = other;
+  if (alpha != 1) {
+    operand = kernels::binary(kernels::Binary::Mul, other, wrapped_scalar(alpha, ScalarType::Float64), result_type(self, other));
+  }
+  kernels::binary_out(kOps[static_cast<int>(op)], self, operand, self);
+  finish_inplace(self, node);
+}
+
+void unary_(InplaceUnary op, const Tensor& self) {
+  bool rg = compute_requires_grad({&self});
+  check_inplace(self, rg);
+  if (op != InplaceUnary::Zero && op != InplaceUnary::Relu) {
+    check_castable(ScalarType::Float32, self.dtype());
+  }
+  std::shared_ptr<Node> node;
+  bool saves_result = false;
+  if (rg) {
+    switch (op) {
+      case InplaceUnary::Sin:
+        node = make_inplace_node<SinBackward0>({&self});
+        static_cast<SinBackward0*>(node.get())->saved_ = save_original(self);
+        break;
+      case InplaceUnary::Cos:
+        node = make_inplace_node<CosBackward0>({&self});
+        static_cast<CosBackward0*>(node.get())->saved_ = save_original(self);
+        break;
+      case InplaceUnary::Exp:
+        node = make_inplace_node<ExpBackward0>({&self});
+        saves_result = true;
+        break;
+      case InplaceUnary::Relu:
+        node = make_inplace_node<ReluBackward0>({&self});
+        saves_result = true;
+        break;
+      case InplaceUnary::Zero: {
+        auto n = make_node<ZeroBackward0>();
+        n->set_next_edges(collect_next_edges({&self}));
+        node = n;
+        break;
+      }
+    }
+  }
+  switch (op) {
+    case InplaceUnary::Sin:
+      kernels::unary_out(kernels::Unary::Sin, self, self);
+      break;
+    case InplaceUnary::Cos:
+      kernels::unary_out(kernels::Unary::Cos, self, self);
+      break;
+    case InplaceUnary::Exp:
+      kernels::unary_out(kernels::Unary::Exp, self, self);
+      break;
+    case InplaceUnary::Relu:
+      kernels::binary_out(kernels::Binary::Maximum, self, wrapped_scalar(0, ScalarType::Int64), self);
+      break;
+    case InplaceUnary::Zero:
+      kernels::fill(self, 0);
+      break;
+  }
+  finish_inplace(self, node);
+  if (saves_result) {
+    static_cast<UnarySavedNode*>(node.get())->saved_ = SavedVariable(self, true);
+  }
+}
+
+void fill_(const Tensor& self, double value) {
+  bool rg = compute_requires_grad({&self});
+  check_inplace(self, rg);
+  std::shared_ptr<Node> node;
+  if (rg) {
+    auto n = make_node<FillBackward2>();
+    n->set_next_edges(collect_next_edges({&self}));
+    node = n;
+  }
+  kernels::fill(self, value);
+  finish_inplace(self, node);
+}
+
+void copy_(const Tensor& self, const Tensor& src) {
+  bool rg = compute_requires_grad({&self, &src});
+  check_inplace(self, rg);
+  NPGRAD_CHECK(
+      is_expandable_to(src.sizes(), self.sizes()),
+      "The size of tensor a (",
+      self.dim() ? self.sizes().back() : 1,
+      ") must match the size of tensor b (",
+      src.dim() ? src.sizes().back() : 1,
+      ") at non-singleton dimension ",
+      self.dim() ? self.dim() - 1 : 0);
+  std::shared_ptr<Node> node;
+  if (rg) {
+    node = make_inplace_node<CopyBackwards>({&self, &src});
+  }
+  if (!(self.data_ptr() == src.data_ptr() && self.sizes() == src.sizes() &&
+        self.strides() == src.strides() && self.dtype() == src.dtype())) {
+    kernels::copy_into(self, src);
+  }
+  finish_inplace(self, node);
+}
+
+void clamp_(const Tensor& self, std::optional<double> min, std::optional<double> max) {
+  NPGRAD_CHECK(
+      min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  bool rg = compute_requires_grad({&self});
+  check_inplace(self, rg);
+  std::shared_ptr<Node> node;
+  if (rg) {
+    auto n = make_inplace_node<ClampBackward1>({&self});
+    n->self_ = save_original(self);
+    n->min = min;
+    n->max = max;
+    node = n;
+  }
+  kernels::copy_into(self, kernels::clamp(self, min, max));
+  finish_inplace(self, node);
+}
+
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& value) {
+  bool rg = compute_requires_grad({&self, &value});
+  check_inplace(self, rg);
+  NPGRAD_CHECK_TYPE(
+      !rg,
+      "npgrad does not support index_put_ (x[index_tensor] = v) when the "
+      "result requires grad yet; use torch.where or build the tensor out of "
+      "place.");
+  kernels::index_put(self, indices, value, false);
+  finish_inplace(self, nullptr);
+}
+
+}  // namespace npgrad::ops

@@ -1,0 +1,115 @@
+#pragma once
+// Forward ops. Each computes through a kernel, then, if grad mode is on and an
+// input requires grad, records its backward node, in the same function.
+// Backward formulas are written with these same ops, so with create_graph they
+// record a graph themselves (higher-order gradients).
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::ops {
+
+// ---- Helpers ----
+/// A Python number as a 0-dim "wrapped number" tensor.
+Tensor wrapped_scalar(double value, ScalarType dtype);
+bool is_expandable_to(const Shape& shape, const Shape& desired);
+/// Sums t down to `shape` (the reduction of a broadcast gradient).
+Tensor sum_to(const Tensor& t, const Shape& shape);
+/// Differentiable dtype conversion (ToCopyBackward0); t itself when equal.
+Tensor to_dtype(const Tensor& t, ScalarType dtype);
+Tensor zeros(const Shape& sizes, ScalarType dtype);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+/// torch's result_type over two operands.
+ScalarType result_type(const Tensor& a, const Tensor& b);
+
+// ---- Pointwise ----
+Tensor add(const Tensor& a, const Tensor& b, double alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1);
+/// b - alpha * a, for a Python number b (torch's rsub(Tensor, Scalar)).
+Tensor rsub(const Tensor& a, double b, double alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor neg(const Tensor& a);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);
+Tensor pow(double base, const Tensor& exponent);
+Tensor reciprocal(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sin(const Tensor& a);
+Tensor cos(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor sign(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max);
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
+/// Not differentiable: a bool tensor.
+Tensor compare(Compare op, const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+
+// ---- Reductions ----
+Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(const Tensor& a, std::vector<int64_t> dims, bool keepdim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor mean(const Tensor& a);
+Tensor mean(const Tensor& a, std::vector<int64_t> dims, bool keepdim);
+/// Full max/min (MaxBackward1 / MinBackward1).
+Tensor max(const Tensor& a, bool is_max = true);
+/// (values, indices) along dim (MaxBackward0 / MinBackward0).
+std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim, bool is_max = true);
+Tensor softmax(const Tensor& a, int64_t dim);
+Tensor log_softmax(const Tensor& a, int64_t dim);
+
+// ---- Views (share data and version counter; _base is the root base) ----
+Tensor view(const Tensor& a, Shape sizes);
+Tensor reshape(const Tensor& a, Shape sizes);
+Tensor expand(const Tensor& a, Shape sizes);
+Tensor t(const Tensor& a);
+Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);
+Tensor permute(const Tensor& a, std::vector<int64_t> dims);
+Tensor squeeze(const Tensor& a);
+Tensor squeeze(const Tensor& a, int64_t dim);
+Tensor squeeze(const Tensor& a, std::vector<int64_t> dims);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor select(const Tensor& a, int64_t dim, int64_t index);
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+Tensor alias(const Tensor& a);
+/// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
+Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
+
+// ---- Copies ----
+Tensor clone(const Tensor& a);
+Tensor contiguous(const Tensor& a);
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+/// Advanced indexing; indices[d] undefined = full slice of dim d.
+Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
+
+// ---- Linear algebra ----
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+
+// ---- Backward helpers, differentiable themselves ----
+Tensor select_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index);
+Tensor slice_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t start, int64_t end, int64_t step);
+Tensor index_backward(const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices);
+
+// ---- In-place (See Note [The mutation path] in inplace.cpp) ----
+enum class InplaceBinary { Add, Sub, Mul, Div };
+void binary_(InplaceBinary op, const Tensor& self, const Tensor& other, double alpha = 1);
+enum class InplaceUnary { Sin, Cos, Exp, Relu, Zero };
+void unary_(InplaceUnary op, const Tensor& self);
+void fill_(const Tensor& self, double value);
+void copy_(const Tensor& self, const Tensor& src);
+void clamp_(const Tensor& self, std::optional<double> min, std::optional<double> max);
+/// self[indices] = value for advanced indexing of a tensor needing no grad.
+void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& value);
+
+}  // namespace npgrad::ops

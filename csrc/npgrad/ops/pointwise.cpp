@@ -1,0 +1,296 @@
+// Arithmetic and unary math: kernels for the values, then the backward node.
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/pointwise_nodes.h"
+#include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops {
+
+using namespace npgrad::autograd;
+using kernels::Binary;
+using kernels::Unary;
+
+Tensor wrapped_scalar(double value, ScalarType dtype) {
+  return kernels::scalar_tensor(value, dtype, true);
+}
+
+ScalarType result_type(const Tensor& a, const Tensor& b) {
+  ResultTypeState state;
+  state.add(a.dtype(), a.dim(), a.impl()->is_wrapped_number);
+  state.add(b.dtype(), b.dim(), b.impl()->is_wrapped_number);
+  return state.result();
+}
+
+bool is_expandable_to(const Shape& shape, const Shape& desired) {
+  if (shape.size() > desired.size()) {
+    return false;
+  }
+  std::size_t lead = desired.size() - shape.size();
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != desired[lead + i] && shape[i] != 1) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Tensor sum_to(const Tensor& t, const Shape& shape) {
+  if (t.sizes() == shape) {
+    return t;
+  }
+  int64_t lead = t.dim() - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if (i < lead || (shape[i - lead] == 1 && t.sizes()[i] != 1)) {
+      dims.push_back(i);
+    }
+  }
+  Tensor r = dims.empty() ? t : sum(t, dims, true);
+  return lead > 0 ? view(r, shape) : r;
+}
+
+Tensor to_dtype(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype) {
+    return t;
+  }
+  Tensor out = kernels::cast(t, dtype);
+  if (is_floating(dtype) && compute_requires_grad({&t})) {
+    auto node = make_node<ToCopyBackward0>();
+    node->set_next_edges(collect_next_edges({&t}));
+    set_history(out, node);
+  }
+  return out;
+}
+
+Tensor zeros(const Shape& sizes, ScalarType dtype) {
+  return kernels::full(sizes, 0, dtype);
+}
+Tensor zeros_like(const Tensor& t) { return kernels::full(t.sizes(), 0, t.dtype()); }
+Tensor ones_like(const Tensor& t) { return kernels::full(t.sizes(), 1, t.dtype()); }
+
+namespace {
+
+ScalarType float_dtype(ScalarType t) {
+  return is_floating(t) ? t : ScalarType::Float32;
+}
+
+Tensor scalar_of(double v) { return wrapped_scalar(v, ScalarType::Float64); }
+
+// Records a node taking (a) or (a, b), whose output is `out`.
+template <typename NodeT>
+std::shared_ptr<NodeT> record(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+  auto node = make_node<NodeT>();
+  node->set_next_edges(collect_next_edges(inputs));
+  set_history(out, node);
+  return node;
+}
+
+template <typename NodeT>
+Tensor unary_op(Unary op, const Tensor& a, bool saves_result) {
+  Tensor out = kernels::unary(op, a, float_dtype(a.dtype()));
+  if (compute_requires_grad({&a})) {
+    auto node = record<NodeT>(out, {&a});
+    node->saved_ = saves_result ? SavedVariable(out, true) : SavedVariable(a, false);
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, double alpha) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = alpha == 1
+      ? kernels::binary(Binary::Add, a, b, dt)
+      : kernels::binary(Binary::Add, a, kernels::binary(Binary::Mul, b, scalar_of(alpha), dt), dt);
+  if (compute_requires_grad({&a, &b})) {
+    record<AddBackward0>(out, {&a, &b})->alpha = alpha;
+  }
+  return out;
+}
+
+Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
+  ScalarType dt = result_type(a, b);
+  Tensor out = alpha == 1
+      ? kernels::binary(Binary::Sub, a, b, dt)
+      : kernels::binary(Binary::Sub, a, kernels::binary(Binary::Mul, b, scalar_of(alpha), dt), dt);
+  if (compute_requires_grad({&a, &b})) {
+    record<SubBackward0>(out, {&a, &b})->alpha = alpha;
+  }
+  return out;
+}
+
+Tensor rsub(const Tensor& a, double b, double alpha) {
+  Tensor other = wrapped_scalar(b, ScalarType::Float64);
+  ScalarType dt = result_type(a, other);
+  Tensor scaled = alpha == 1 ? a : kernels::binary(Binary::Mul, a, scalar_of(alpha), dt);
+  Tensor out = kernels::binary(Binary::Sub, other, scaled, dt);
+  if (compute_requires_grad({&a})) {
+    record<RsubBackward1>(out, {&a})->alpha = alpha;
+  }
+  return out;
+}
+
+Tensor mul(const Tensor& a, const Tensor& b) {
+  Tensor out = kernels::binary(Binary::Mul, a, b, result_type(a, b));
+  if (compute_requires_grad({&a, &b})) {
+    auto node = record<MulBackward0>(out, {&a, &b});
+    if (node->should_compute_output(0)) {
+      node->other_ = SavedVariable(b, false);
+    }
+    if (node->should_compute_output(1)) {
+      node->self_ = SavedVariable(a, false);
+    }
+  }
+  return out;
+}
+
+Tensor div(const Tensor& a, const Tensor& b) {
+  Tensor out = kernels::binary(Binary::Div, a, b, float_dtype(result_type(a, b)));
+  if (compute_requires_grad({&a, &b})) {
+    auto node = record<DivBackward0>(out, {&a, &b});
+    if (node->should_compute_output(1)) {
+      node->self_ = SavedVariable(a, false);
+    }
+    if (node->should_compute_output(0) || node->should_compute_output(1)) {
+      node->other_ = SavedVariable(b, false);
+    }
+  }
+  return out;
+}
+
+Tensor neg(const Tensor& a) {
+  NPGRAD_CHECK(
+      a.dtype() != ScalarType::Bool,
+      "Negation, the `-` operator, on a bool tensor is not supported. If you "
+      "are trying to invert a mask, use the `~` or `logical_not()` operator "
+      "instead.");
+  Tensor out = kernels::unary(Unary::Neg, a, a.dtype());
+  if (compute_requires_grad({&a})) {
+    record<NegBackward0>(out, {&a});
+  }
+  return out;
+}
+
+namespace {
+// pow(Tensor, Python number): PowBackward0. The number's own kind (int or
+// float) takes part in type promotion.
+Tensor pow_scalar(const Tensor& a, const Tensor& e) {
+  double exponent = kernels::item(e);
+  ScalarType dt = result_type(a, e);
+  Tensor out = exponent == 2 ? kernels::binary(Binary::Mul, a, a, dt)
+                             : kernels::binary(Binary::Pow, a, e, dt);
+  if (compute_requires_grad({&a})) {
+    auto node = record<PowBackward0>(out, {&a});
+    node->self_ = SavedVariable(a, false);
+    node->exponent = exponent;
+  }
+  return out;
+}
+}  // namespace
+
+Tensor pow(const Tensor& a, double exponent) {
+  return pow_scalar(a, wrapped_scalar(exponent, ScalarType::Float64));
+}
+
+Tensor pow(const Tensor& a, const Tensor& b) {
+  if (b.impl()->is_wrapped_number) {
+    return pow_scalar(a, b);
+  }
+  Tensor out = kernels::binary(Binary::Pow, a, b, result_type(a, b));
+  if (compute_requires_grad({&a, &b})) {
+    auto node = record<PowBackward1>(out, {&a, &b});
+    node->self_ = SavedVariable(a, false);
+    node->exponent_ = SavedVariable(b, false);
+    node->result_ = SavedVariable(out, true);
+  }
+  return out;
+}
+
+Tensor pow(double base, const Tensor& exponent) {
+  Tensor b = wrapped_scalar(base, ScalarType::Float64);
+  Tensor out = kernels::binary(Binary::Pow, b, exponent, result_type(b, exponent));
+  if (compute_requires_grad({&exponent})) {
+    auto node = record<PowBackward2>(out, {&exponent});
+    node->exponent_ = SavedVariable(exponent, false);
+    node->result_ = SavedVariable(out, true);
+    node->self = base;
+  }
+  return out;
+}
+
+Tensor reciprocal(const Tensor& a) {
+  Tensor one = wrapped_scalar(1, ScalarType::Float64);
+  Tensor out = kernels::binary(Binary::Div, one, a, float_dtype(a.dtype()));
+  if (compute_requires_grad({&a})) {
+    record<ReciprocalBackward0>(out, {&a})->saved_ = SavedVariable(out, true);
+  }
+  return out;
+}
+
+Tensor exp(const Tensor& a) { return unary_op<ExpBackward0>(Unary::Exp, a, true); }
+Tensor log(const Tensor& a) { return unary_op<LogBackward0>(Unary::Log, a, false); }
+Tensor sin(const Tensor& a) { return unary_op<SinBackward0>(Unary::Sin, a, false); }
+Tensor cos(const Tensor& a) { return unary_op<CosBackward0>(Unary::Cos, a, false); }
+Tensor tanh(const Tensor& a) { return unary_op<TanhBackward0>(Unary::Tanh, a, true); }
+Tensor sigmoid(const Tensor& a) { return unary_op<SigmoidBackward0>(Unary::Sigmoid, a, true); }
+Tensor sqrt(const Tensor& a) { return unary_op<SqrtBackward0>(Unary::Sqrt, a, true); }
+
+Tensor abs(const Tensor& a) {
+  Tensor out = kernels::unary(Unary::Abs, a, a.dtype());
+  if (compute_requires_grad({&a})) {
+    record<AbsBackward0>(out, {&a})->saved_ = SavedVariable(a, false);
+  }
+  return out;
+}
+
+Tensor sign(const Tensor& a) { return kernels::unary(Unary::Sign, a, a.dtype()); }
+
+Tensor relu(const Tensor& a) {
+  Tensor out = kernels::binary(Binary::Maximum, a, wrapped_scalar(0, ScalarType::Int64), a.dtype());
+  if (compute_requires_grad({&a})) {
+    record<ReluBackward0>(out, {&a})->saved_ = SavedVariable(out, true);
+  }
+  return out;
+}
+
+Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+  NPGRAD_CHECK(
+      min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  Tensor out = kernels::clamp(a, min, max);
+  if (compute_requires_grad({&a})) {
+    auto node = record<ClampBackward1>(out, {&a});
+    node->self_ = SavedVariable(a, false);
+    node->min = min;
+    node->max = max;
+  }
+  return out;
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  NPGRAD_CHECK(
+      cond.dtype() == ScalarType::Bool,
+      "where expected condition to be a boolean tensor, but got a tensor with "
+      "dtype ",
+      dtype_name(cond.dtype()).substr(6));
+  ScalarType dt = result_type(a, b);
+  Tensor out = kernels::where(cond, a, b, dt);
+  if (compute_requires_grad({&a, &b})) {
+    record<WhereBackward0>(out, {&a, &b})->condition_ = SavedVariable(cond, false);
+  }
+  return out;
+}
+
+Tensor compare(Compare op, const Tensor& a, const Tensor& b) {
+  static constexpr Binary kOps[] = {
+      Binary::Eq, Binary::Ne, Binary::Lt, Binary::Le, Binary::Gt, Binary::Ge};
+  return kernels::binary(kOps[static_cast<int>(op)], a, b, result_type(a, b));
+}
+
+Tensor logical_and(const Tensor& a, const Tensor& b) {
+  return kernels::binary(Binary::Mul, a, b, ScalarType::Bool);
+}
+
+}  // namespace npgrad::ops

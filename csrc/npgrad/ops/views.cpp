@@ -1,0 +1,440 @@
+// View ops: the geometry is computed here, the ndarray view is made by the
+// kernels tier, and the result shares the base's version counter.
+#include <algorithm>
+#include <numeric>
+
+#include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/nodes/view_nodes.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops {
+
+using namespace npgrad::autograd;
+
+namespace {
+
+struct Geometry {
+  Shape sizes;
+  Shape strides;
+  int64_t offset = 0;
+};
+
+Tensor make_view_of(const Tensor& a, const Geometry& g) {
+  return make_view(a, kernels::view_as_strided(a, g.sizes, g.strides, g.offset));
+}
+
+template <typename NodeT>
+std::shared_ptr<NodeT> record(const Tensor& out, const Tensor& a) {
+  if (!compute_requires_grad({&a})) {
+    return nullptr;
+  }
+  auto node = make_node<NodeT>();
+  node->set_next_edges(collect_next_edges({&a}));
+  set_history(out, node);
+  return node;
+}
+
+int64_t product(const Shape& s) {
+  return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
+}
+
+Shape infer_size(Shape shape, int64_t numel) {
+  int64_t known = 1;
+  std::optional<std::size_t> infer;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      NPGRAD_CHECK(!infer, "only one dimension can be inferred");
+      infer = i;
+    } else {
+      NPGRAD_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
+      known *= shape[i];
+    }
+  }
+  bool ok = numel == known || (infer && known > 0 && numel % known == 0);
+  NPGRAD_CHECK(ok, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  if (infer) {
+    NPGRAD_CHECK(
+        known != 0,
+        "cannot reshape tensor of 0 elements into shape ",
+        shape_str(shape),
+        " because the unspecified dimension size -1 can be any value and is "
+        "ambiguous");
+    shape[*infer] = numel / known;
+  }
+  return shape;
+}
+
+// torch's computeStride: strides for viewing (oldshape, oldstride) as
+// newshape without a copy, or nothing if the memory layout does not allow it.
+std::optional<Shape> compute_stride(const Shape& oldshape, const Shape& oldstride, const Shape& newshape) {
+  if (oldshape.empty()) {
+    return Shape(newshape.size(), 1);
+  }
+  int64_t numel = product(oldshape);
+  if (numel == 0 && oldshape == newshape) {
+    return oldstride;
+  }
+  Shape newstride(newshape.size());
+  if (numel == 0) {
+    for (int64_t d = static_cast<int64_t>(newshape.size()) - 1; d >= 0; --d) {
+      newstride[d] = d == static_cast<int64_t>(newshape.size()) - 1
+          ? 1
+          : std::max<int64_t>(newshape[d + 1], 1) * newstride[d + 1];
+    }
+    return newstride;
+  }
+  int64_t view_d = static_cast<int64_t>(newshape.size()) - 1;
+  int64_t chunk_base_stride = oldstride.back();
+  int64_t tensor_numel = 1;
+  int64_t view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= oldshape[tensor_d];
+    if (tensor_d == 0 ||
+        (oldshape[tensor_d - 1] != 1 &&
+         oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+        newstride[view_d] = view_numel * chunk_base_stride;
+        view_numel *= newshape[view_d];
+        view_d--;
+      }
+      if (view_numel != tensor_numel) {
+        return std::nullopt;
+      }
+      if (tensor_d > 0) {
+        chunk_base_stride = oldstride[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) {
+    return std::nullopt;
+  }
+  return newstride;
+}
+
+Geometry select_geometry(const Shape& sizes, const Shape& strides, int64_t dim, int64_t index) {
+  int64_t n = static_cast<int64_t>(sizes.size());
+  NPGRAD_CHECK_INDEX(n > 0, "select() cannot be applied to a 0-dim tensor.");
+  dim = maybe_wrap_dim(dim, n);
+  int64_t size = sizes[dim];
+  NPGRAD_CHECK_INDEX(
+      index >= -size && index < size,
+      "index ",
+      index,
+      " is out of bounds for dimension ",
+      dim,
+      " with size ",
+      size);
+  if (index < 0) {
+    index += size;
+  }
+  Geometry g{sizes, strides, index * strides[dim]};
+  g.sizes.erase(g.sizes.begin() + dim);
+  g.strides.erase(g.strides.begin() + dim);
+  return g;
+}
+
+struct SliceBounds {
+  int64_t start, end, step;
+};
+
+SliceBounds slice_bounds(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  NPGRAD_CHECK_VALUE(step > 0, "step must be greater than zero");
+  int64_t s = start.value_or(0);
+  int64_t e = end.value_or(INT64_MAX);
+  if (s < 0) {
+    s += size;
+  }
+  if (e < 0) {
+    e += size;
+  }
+  s = std::clamp<int64_t>(s, 0, size);
+  e = std::clamp<int64_t>(e, s, size);
+  return {s, e, step};
+}
+
+Geometry slice_geometry(const Shape& sizes, const Shape& strides, int64_t dim, const SliceBounds& b) {
+  Geometry g{sizes, strides, b.start * strides[dim]};
+  g.sizes[dim] = (b.end - b.start + b.step - 1) / b.step;
+  g.strides[dim] = strides[dim] * b.step;
+  return g;
+}
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape strides(sizes.size());
+  int64_t s = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+}  // namespace
+
+Tensor view(const Tensor& a, Shape sizes) {
+  sizes = infer_size(std::move(sizes), a.numel());
+  auto strides = compute_stride(a.sizes(), a.strides(), sizes);
+  NPGRAD_CHECK(
+      strides.has_value(),
+      "view size is not compatible with input tensor's size and stride (at "
+      "least one dimension spans across two contiguous subspaces). Use "
+      ".reshape(...) instead.");
+  Tensor out = make_view_of(a, {sizes, *strides, 0});
+  if (auto node = record<ViewBackward0>(out, a)) {
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor reshape(const Tensor& a, Shape sizes) {
+  sizes = infer_size(std::move(sizes), a.numel());
+  if (compute_stride(a.sizes(), a.strides(), sizes)) {
+    return view(a, sizes);
+  }
+  // Not viewable: copy, then an unsafe view of the copy (not a view for
+  // autograd: the copy is private).
+  Tensor copy = clone(a);
+  Tensor out = kernels::view_as_strided(copy, sizes, contiguous_strides(sizes), 0);
+  out.impl()->version_counter = copy.impl()->version_counter;
+  if (auto node = record<UnsafeViewBackward0>(out, copy)) {
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor expand(const Tensor& a, Shape sizes) {
+  int64_t ndim = static_cast<int64_t>(sizes.size());
+  NPGRAD_CHECK(
+      ndim >= a.dim(),
+      "expand(torch.FloatTensor{",
+      shape_str(a.sizes()),
+      "}, size=",
+      shape_str(sizes),
+      "): the number of sizes provided (",
+      ndim,
+      ") must be greater or equal to the number of dimensions in the tensor (",
+      a.dim(),
+      ")");
+  Shape strides(ndim);
+  int64_t lead = ndim - a.dim();
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    if (i < lead) {
+      NPGRAD_CHECK(sizes[i] >= 0, "The expanded size of the tensor (", sizes[i],
+                   ") isn't allowed in a leading, non-existing dimension ", i);
+      strides[i] = 0;
+      continue;
+    }
+    int64_t have = a.sizes()[i - lead];
+    if (sizes[i] == -1) {
+      sizes[i] = have;
+    }
+    NPGRAD_CHECK(
+        have == sizes[i] || have == 1,
+        "The expanded size of the tensor (",
+        sizes[i],
+        ") must match the existing size (",
+        have,
+        ") at non-singleton dimension ",
+        i,
+        ".  Target sizes: ",
+        shape_str(sizes),
+        ".  Tensor sizes: ",
+        shape_str(a.sizes()));
+    strides[i] = have == sizes[i] ? a.strides()[i - lead] : 0;
+  }
+  Tensor out = make_view_of(a, {sizes, strides, 0});
+  if (auto node = record<ExpandBackward0>(out, a)) {
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor t(const Tensor& a) {
+  NPGRAD_CHECK(
+      a.dim() <= 2,
+      "t() expects a tensor with <= 2 dimensions, but self is ",
+      a.dim(),
+      "D");
+  Geometry g{a.sizes(), a.strides(), 0};
+  std::reverse(g.sizes.begin(), g.sizes.end());
+  std::reverse(g.strides.begin(), g.strides.end());
+  Tensor out = make_view_of(a, g);
+  record<TBackward0>(out, a);
+  return out;
+}
+
+Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1) {
+  int64_t d0 = maybe_wrap_dim(dim0, a.dim());
+  int64_t d1 = maybe_wrap_dim(dim1, a.dim());
+  Geometry g{a.sizes(), a.strides(), 0};
+  if (a.dim() > 0) {
+    std::swap(g.sizes[d0], g.sizes[d1]);
+    std::swap(g.strides[d0], g.strides[d1]);
+  }
+  Tensor out = make_view_of(a, g);
+  if (auto node = record<TransposeBackward0>(out, a)) {
+    node->dim0 = dim0;
+    node->dim1 = dim1;
+  }
+  return out;
+}
+
+Tensor permute(const Tensor& a, std::vector<int64_t> dims) {
+  NPGRAD_CHECK(
+      static_cast<int64_t>(dims.size()) == a.dim(),
+      "permute(sparse_coo): number of dimensions in the tensor input does not "
+      "match the length of the desired ordering of dimensions i.e. input.dim() "
+      "= ",
+      a.dim(),
+      " is not equal to len(dims) = ",
+      dims.size());
+  Geometry g{a.sizes(), a.strides(), 0};
+  std::vector<bool> seen(dims.size());
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    int64_t d = maybe_wrap_dim(dims[i], a.dim());
+    NPGRAD_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    g.sizes[i] = a.sizes()[d];
+    g.strides[i] = a.strides()[d];
+  }
+  Tensor out = make_view_of(a, g);
+  if (auto node = record<PermuteBackward0>(out, a)) {
+    node->dims = dims;
+  }
+  return out;
+}
+
+Tensor squeeze(const Tensor& a) {
+  Geometry g;
+  for (int64_t i = 0; i < a.dim(); ++i) {
+    if (a.sizes()[i] != 1) {
+      g.sizes.push_back(a.sizes()[i]);
+      g.strides.push_back(a.strides()[i]);
+    }
+  }
+  Tensor out = make_view_of(a, g);
+  if (auto node = record<SqueezeBackward0>(out, a)) {
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+namespace {
+template <typename NodeT>
+Tensor squeeze_dims(const Tensor& a, std::vector<int64_t> dims) {
+  std::vector<bool> drop(a.dim());
+  for (auto& d : dims) {
+    d = maybe_wrap_dim(d, a.dim());
+    if (a.dim() > 0 && a.sizes()[d] == 1) {
+      drop[d] = true;
+    }
+  }
+  Geometry g;
+  for (int64_t i = 0; i < a.dim(); ++i) {
+    if (!drop[i]) {
+      g.sizes.push_back(a.sizes()[i]);
+      g.strides.push_back(a.strides()[i]);
+    }
+  }
+  Tensor out = make_view_of(a, g);
+  if (compute_requires_grad({&a})) {
+    auto node = make_node<NodeT>();
+    node->set_next_edges(collect_next_edges({&a}));
+    node->dims = dims;
+    node->self_sizes = a.sizes();
+    set_history(out, node);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor squeeze(const Tensor& a, int64_t dim) {
+  return squeeze_dims<SqueezeBackward1>(a, {dim});
+}
+
+Tensor squeeze(const Tensor& a, std::vector<int64_t> dims) {
+  return squeeze_dims<SqueezeBackward2>(a, std::move(dims));
+}
+
+/// matmul's squeeze_ of the helper dimension of a 1-D operand.
+Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim) {
+  return squeeze_dims<SqueezeBackward4>(a, {dim});
+}
+
+Tensor unsqueeze(const Tensor& a, int64_t dim) {
+  int64_t d = maybe_wrap_dim(dim, a.dim() + 1);
+  Geometry g{a.sizes(), a.strides(), 0};
+  int64_t stride = d >= a.dim() ? 1 : a.sizes()[d] * a.strides()[d];
+  g.sizes.insert(g.sizes.begin() + d, 1);
+  g.strides.insert(g.strides.begin() + d, stride);
+  Tensor out = make_view_of(a, g);
+  if (auto node = record<UnsqueezeBackward0>(out, a)) {
+    node->dim = d;
+  }
+  return out;
+}
+
+Tensor select(const Tensor& a, int64_t dim, int64_t index) {
+  Geometry g = select_geometry(a.sizes(), a.strides(), dim, index);
+  Tensor out = make_view_of(a, g);
+  if (auto node = record<SelectBackward0>(out, a)) {
+    node->dim = maybe_wrap_dim(dim, a.dim());
+    node->index = index;
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  NPGRAD_CHECK_INDEX(a.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  int64_t d = maybe_wrap_dim(dim, a.dim());
+  SliceBounds b = slice_bounds(a.sizes()[d], start, end, step);
+  Tensor out = make_view_of(a, slice_geometry(a.sizes(), a.strides(), d, b));
+  if (auto node = record<SliceBackward0>(out, a)) {
+    node->dim = d;
+    node->start = b.start;
+    node->end = b.end;
+    node->step = step;
+    node->start_saved = start.value_or(0);
+    node->end_saved = end.value_or(INT64_MAX);
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor alias(const Tensor& a) {
+  Tensor out = make_view_of(a, {a.sizes(), a.strides(), 0});
+  record<AliasBackward0>(out, a);
+  return out;
+}
+
+Tensor select_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index) {
+  Tensor z = zeros(sizes, grad.dtype());
+  Geometry g = select_geometry(z.sizes(), z.strides(), dim, index);
+  kernels::copy_into(kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
+  if (auto node = record<SelectBackwardBackward0>(z, grad)) {
+    node->dim = dim;
+    node->index = index;
+  }
+  return z;
+}
+
+Tensor slice_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  Tensor z = zeros(sizes, grad.dtype());
+  Geometry g = slice_geometry(z.sizes(), z.strides(), dim, {start, end, step});
+  kernels::copy_into(kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
+  if (auto node = record<SliceBackwardBackward0>(z, grad)) {
+    node->dim = dim;
+    node->start = start;
+    node->end = end;
+    node->step = step;
+  }
+  return z;
+}
+
+}  // namespace npgrad::ops

@@ -1,0 +1,45 @@
+#pragma once
+// The four dtypes npgrad supports, their torch spellings, and torch's type
+// promotion (at::result_type), which differs from NumPy's: a 0-dim tensor or a
+// Python number never raises the dtype of a dimensioned tensor of the same
+// category, and a Python float meets an integer tensor as the default dtype.
+
+#include <cstdint>
+#include <string>
+
+namespace npgrad {
+
+enum class ScalarType : uint8_t { Bool, Int64, Float32, Float64 };
+
+inline bool is_floating(ScalarType t) {
+  return t == ScalarType::Float32 || t == ScalarType::Float64;
+}
+inline bool is_integral(ScalarType t, bool include_bool) {
+  return t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);
+}
+std::size_t element_size(ScalarType t);
+/// "torch.float32"
+std::string dtype_name(ScalarType t);
+/// "torch.FloatTensor", as torch prints types in error messages.
+std::string legacy_type_name(ScalarType t);
+/// "f32", as torch's autograd debug logging abbreviates dtypes.
+std::string dtype_abbrev(ScalarType t);
+
+/// The larger of two dtypes in the lattice Bool < Int64 < Float32 < Float64.
+ScalarType promote_types(ScalarType a, ScalarType b);
+
+/// Accumulates torch's three-tier result_type over operands.
+class ResultTypeState {
+ public:
+  void add(ScalarType dtype, int64_t dim, bool is_wrapped_number);
+  ScalarType result() const;
+
+ private:
+  // kUndefined marks a tier with no operand yet.
+  static constexpr int kUndefined = -1;
+  int dim_result_ = kUndefined;
+  int zero_result_ = kUndefined;
+  int wrapped_result_ = kUndefined;
+};
+
+}  // namespace npgrad

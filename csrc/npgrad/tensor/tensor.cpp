@@ -1,0 +1,73 @@
+#include "npgrad/tensor/tensor.h"
+
+#include <sstream>
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad {
+
+ArrayHandle::ArrayHandle(const ArrayHandle& other) : obj_(other.obj_) {
+  if (obj_ != nullptr) {
+    kernels::array_incref(obj_);
+  }
+}
+
+ArrayHandle::~ArrayHandle() {
+  if (obj_ != nullptr) {
+    kernels::array_decref(obj_);
+  }
+}
+
+TensorImpl::TensorImpl() = default;
+TensorImpl::~TensorImpl() = default;
+
+int64_t Tensor::size(int64_t d) const {
+  return impl_->sizes[maybe_wrap_dim(d, dim())];
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (auto s : impl_->sizes) {
+    n *= s;
+  }
+  return n;
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (int64_t i = dim() - 1; i >= 0; --i) {
+    if (impl_->sizes[i] != 1 && impl_->strides[i] != expected) {
+      return false;
+    }
+    expected *= impl_->sizes[i];
+  }
+  return true;
+}
+
+int64_t maybe_wrap_dim(int64_t dim, int64_t ndim) {
+  int64_t n = ndim <= 0 ? 1 : ndim;
+  NPGRAD_CHECK_INDEX(
+      dim >= -n && dim < n,
+      "Dimension out of range (expected to be in range of [",
+      -n,
+      ", ",
+      n - 1,
+      "], but got ",
+      dim,
+      ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+std::string shape_str(const Shape& s) {
+  std::ostringstream out;
+  out << "[";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out << (i ? ", " : "") << s[i];
+  }
+  out << "]";
+  return out.str();
+}
+
+}  // namespace npgrad

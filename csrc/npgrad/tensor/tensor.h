@@ -1,0 +1,121 @@
+#pragma once
+// Tensor (a cheap, shared handle) -> TensorImpl: the ndarray holding the data,
+// its sizes/strides/dtype, the version counter shared by every alias of the
+// storage, the view base, and the lazily created AutogradMeta. Mirrors
+// c10::TensorImpl + at::Tensor, with the storage held as an opaque reference to
+// a NumPy array so that this tier never includes Python.h
+// (See Note [Storage is a NumPy array] in kernels/kernels.h).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "npgrad/tensor/dtype.h"
+
+namespace npgrad {
+
+using Shape = std::vector<int64_t>;
+
+namespace autograd {
+struct AutogradMeta;
+}
+
+/// Owning reference to a NumPy array; copies and destruction adjust its
+/// refcount through the kernels tier (taking the GIL if needed).
+class ArrayHandle {
+ public:
+  ArrayHandle() = default;
+  /// Takes over one reference.
+  static ArrayHandle steal(void* obj) {
+    ArrayHandle h;
+    h.obj_ = obj;
+    return h;
+  }
+  ArrayHandle(const ArrayHandle& other);
+  ArrayHandle(ArrayHandle&& other) noexcept : obj_(other.obj_) {
+    other.obj_ = nullptr;
+  }
+  ArrayHandle& operator=(ArrayHandle other) noexcept {
+    std::swap(obj_, other.obj_);
+    return *this;
+  }
+  ~ArrayHandle();
+  void* get() const { return obj_; }
+
+ private:
+  void* obj_ = nullptr;
+};
+
+/// One counter per storage-aliasing family: a base, its views and detach()es.
+struct VersionCounter {
+  std::atomic<uint32_t> version{0};
+};
+
+/// How a view was made; decides whether in-place ops through it are allowed
+/// (torch's CreationMeta).
+enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode,
+                                   InCustomFunction };
+
+class Tensor;
+
+struct TensorImpl {
+  TensorImpl();
+  ~TensorImpl();
+  TensorImpl(const TensorImpl&) = delete;
+  TensorImpl& operator=(const TensorImpl&) = delete;
+
+  ArrayHandle array;
+  void* data = nullptr;
+  Shape sizes;
+  Shape strides;  // in elements, like torch
+  ScalarType dtype = ScalarType::Float32;
+  // A Python number turned into a 0-dim tensor: it takes part in type
+  // promotion as the weakest operand (torch's "wrapped number").
+  bool is_wrapped_number = false;
+  std::shared_ptr<VersionCounter> version_counter;
+  // Views: the root base (a view of a view points at the original tensor).
+  std::shared_ptr<TensorImpl> view_base;
+  CreationMeta creation_meta = CreationMeta::Default;
+  // Counter value when this view's grad_fn was last set (lazy regeneration).
+  uint32_t attr_version = 0;
+  std::unique_ptr<autograd::AutogradMeta> autograd_meta;
+};
+
+/// A shared handle; the default-constructed Tensor is "undefined" (None).
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  const Shape& sizes() const { return impl_->sizes; }
+  const Shape& strides() const { return impl_->strides; }
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes.size()); }
+  int64_t size(int64_t d) const;
+  int64_t numel() const;
+  ScalarType dtype() const { return impl_->dtype; }
+  void* data_ptr() const { return impl_->data; }
+  bool is_contiguous() const;
+
+  uint32_t version() const { return impl_->version_counter->version.load(); }
+  void bump_version() const { impl_->version_counter->version.fetch_add(1); }
+  bool is_view() const { return impl_->view_base != nullptr; }
+  Tensor base() const { return Tensor(impl_->view_base); }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+using variable_list = std::vector<Tensor>;
+
+/// Wraps a negative dim and checks its range, with torch's IndexError text.
+int64_t maybe_wrap_dim(int64_t dim, int64_t ndim);
+/// "[2, 3]"
+std::string shape_str(const Shape& s);
+
+}  // namespace npgrad

@@ -1,0 +1,121 @@
+"""Grad-mode context managers: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+
+Each works as a context manager and as a decorator; the mode is thread-local.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from typing import Any, Callable, TypeVar
+
+from .. import _C
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _DecoratorContextManager:
+    def __call__(self, func: F) -> F:
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def generator(*args: Any, **kwargs: Any) -> Any:
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    with self.clone():
+                        try:
+                            response = gen.send(request)
+                        except StopIteration as e:
+                            return e.value
+
+            return generator  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    def clone(self) -> _DecoratorContextManager:
+        return self.__class__()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc: Any) -> None:
+        raise NotImplementedError
+
+
+class _BareDecoratorMixin(_DecoratorContextManager):
+    """Allows ``@no_grad`` without parentheses, as torch does."""
+
+    def __new__(cls, orig_func: Any = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_BareDecoratorMixin):
+    """Disables graph recording in its scope.
+
+    >>> import npgrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __init__(self, orig_func: Any = None) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(False)
+
+    def __exit__(self, *exc: Any) -> None:
+        _C._set_grad_enabled(self.prev)
+
+
+class enable_grad(_BareDecoratorMixin):
+    """Enables graph recording in its scope (inside ``no_grad``, say)."""
+
+    def __init__(self, orig_func: Any = None) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = _C.is_grad_enabled()
+        _C._set_grad_enabled(True)
+
+    def __exit__(self, *exc: Any) -> None:
+        _C._set_grad_enabled(self.prev)
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode to ``mode`` now; as a context manager, restores on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = _C.is_grad_enabled()
+        self.mode = mode
+        _C._set_grad_enabled(mode)
+
+    def __call__(self, func: F) -> F:
+        _C._set_grad_enabled(self.prev)
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        _C._set_grad_enabled(self.mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        _C._set_grad_enabled(self.prev)
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)

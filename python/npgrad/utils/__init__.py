@@ -1,0 +1,1 @@
+"""Utilities mirroring ``torch.utils``."""

@@ -1,0 +1,204 @@
+"""The differentiable ops of API.md as data: how to call each one, on which inputs,
+which backward node torch records for it, and which saved attributes to compare.
+
+Used by test_ops.py (forward values, node names, graph structure, saved values) and
+test_gradients.py (gradients against central finite differences).
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from oracle import from_np
+
+REAL = "real"  # |v| in [0.2, 1.0], random sign: away from the kinks of relu/abs at 0
+POS = "pos"  # v in [0.5, 2.0]: inside the domain of log, sqrt, pow with real exponent
+
+
+def R(*shape: int) -> tuple[tuple[int, ...], str]:
+    return shape, REAL
+
+
+def P(*shape: int) -> tuple[tuple[int, ...], str]:
+    return shape, POS
+
+
+@dataclass(frozen=True)
+class Op:
+    id: str
+    fn: Callable[..., Any]  # fn(lib, *tensors) -> tensor
+    inputs: tuple[tuple[tuple[int, ...], str], ...]
+    node: str  # type(out.grad_fn).__name__ (and .name()) in torch
+    saved: tuple[str, ...] = ()  # _saved_* attributes whose values are compared
+    # inputs that only give a shape (view_as, expand_as): not differentiated
+    shape_only: tuple[int, ...] = ()
+
+    @property
+    def grad_mask(self) -> tuple[bool, ...]:
+        """Which inputs the op is differentiable with respect to."""
+        return tuple(i not in self.shape_only for i in range(len(self.inputs)))
+
+    def arrays(self, dtype: Any = np.float64) -> list[np.ndarray]:
+        """Deterministic input data for this op."""
+        rng = np.random.default_rng(zlib.crc32(self.id.encode()))
+        out = []
+        for shape, domain in self.inputs:
+            if domain == POS:
+                a = rng.uniform(0.5, 2.0, shape)
+            else:
+                a = rng.uniform(0.2, 1.0, shape) * rng.choice([-1.0, 1.0], shape)
+            out.append(np.asarray(a, dtype=dtype))
+        return out
+
+    def tensors(
+        self, lib: Any, dtype: Any = np.float64, requires_grad: Any = True
+    ) -> list[Any]:
+        """Input tensors of ``lib``; ``requires_grad`` is a bool or one bool per input."""
+        flags = (
+            requires_grad
+            if isinstance(requires_grad, (tuple, list))
+            else [requires_grad] * len(self.inputs)
+        )
+        return [from_np(lib, a, rg) for a, rg in zip(self.arrays(dtype), flags)]
+
+
+def _cond(lib: Any) -> Any:
+    return lib.tensor([[True, False, True], [False, True, True]])
+
+
+def _unary(name: str, domain: str, node: str, saved: str) -> list[Op]:
+    """The method form ``x.name()`` and the function form ``lib.name(x)``."""
+    return [
+        Op(
+            f"{name}_method",
+            lambda lib, x: getattr(x, name)(),
+            (((2, 3), domain),),
+            node,
+            (saved,),
+        ),
+        Op(
+            f"{name}_function",
+            lambda lib, x: getattr(lib, name)(x),
+            (((2, 3), domain),),
+            node,
+            (saved,),
+        ),
+    ]
+
+
+# fmt: off
+ARITHMETIC = [
+    Op("add", lambda lib, a, b: a + b, (R(2, 3), R(2, 3)), "AddBackward0", ("_saved_alpha",)),
+    Op("add_broadcast", lambda lib, a, b: a + b, (R(2, 3), R(3)), "AddBackward0"),
+    Op("add_function_alpha", lambda lib, a, b: lib.add(a, b, alpha=2), (R(2, 3), R(2, 3)), "AddBackward0", ("_saved_alpha",)),
+    Op("add_scalar", lambda lib, a: a + 1.5, (R(2, 3),), "AddBackward0", ("_saved_alpha",)),
+    Op("radd_scalar", lambda lib, a: 1.5 + a, (R(2, 3),), "AddBackward0"),
+    Op("sub", lambda lib, a, b: a - b, (R(2, 3), R(2, 3)), "SubBackward0", ("_saved_alpha",)),
+    Op("sub_function_broadcast", lambda lib, a, b: lib.sub(a, b), (R(2, 1), R(1, 3)), "SubBackward0"),
+    Op("sub_scalar", lambda lib, a: a - 1.5, (R(2, 3),), "SubBackward0"),
+    Op("rsub_scalar", lambda lib, a: 2 - a, (R(2, 3),), "RsubBackward1", ("_saved_alpha",)),
+    Op("mul", lambda lib, a, b: a * b, (R(2, 3), R(2, 3)), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("mul_function_broadcast", lambda lib, a, b: lib.mul(a, b), (R(2, 3), R(2, 1)), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("mul_scalar", lambda lib, a: a * 2.5, (R(2, 3),), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("rmul_scalar", lambda lib, a: 2 * a, (R(2, 3),), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("mul_0dim", lambda lib, a, b: a * b, (R(2, 3), R()), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("div", lambda lib, a, b: a / b, (R(2, 3), R(2, 3)), "DivBackward0", ("_saved_self", "_saved_other")),
+    Op("div_function_broadcast", lambda lib, a, b: lib.div(a, b), (R(2, 3), R(3)), "DivBackward0", ("_saved_self", "_saved_other")),
+    Op("div_scalar", lambda lib, a: a / 4, (R(2, 3),), "DivBackward0", ("_saved_self", "_saved_other")),
+    Op("rdiv_scalar", lambda lib, a: 1 / a, (R(2, 3),), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("neg", lambda lib, a: -a, (R(2, 3),), "NegBackward0"),
+    Op("neg_function", lambda lib, a: lib.neg(a), (R(2, 3),), "NegBackward0"),
+    Op("pow_scalar", lambda lib, a: a**2, (R(2, 3),), "PowBackward0", ("_saved_self", "_saved_exponent")),
+    Op("pow_function_float", lambda lib, a: lib.pow(a, 1.5), (P(2, 3),), "PowBackward0", ("_saved_self", "_saved_exponent")),
+    Op("pow_tensor", lambda lib, a, b: a**b, (P(2, 3), R(2, 3)), "PowBackward1", ("_saved_self", "_saved_exponent", "_saved_result")),
+    Op("rpow_scalar", lambda lib, a: 2**a, (R(2, 3),), "PowBackward2", ("_saved_self", "_saved_exponent", "_saved_result")),
+    Op("mm", lambda lib, a, b: lib.mm(a, b), (R(2, 3), R(3, 4)), "MmBackward0", ("_saved_self", "_saved_mat2")),
+    Op("matmul_2d_2d", lambda lib, a, b: a @ b, (R(2, 3), R(3, 4)), "MmBackward0", ("_saved_self", "_saved_mat2")),
+    Op("matmul_function_2d_2d", lambda lib, a, b: lib.matmul(a, b), (R(2, 3), R(3, 2)), "MmBackward0"),
+    Op("matmul_1d_1d", lambda lib, a, b: a @ b, (R(3), R(3)), "DotBackward0", ("_saved_self", "_saved_tensor")),
+    Op("matmul_2d_1d", lambda lib, a, b: lib.matmul(a, b), (R(2, 3), R(3)), "MvBackward0", ("_saved_self", "_saved_vec")),
+]
+
+POINTWISE = [
+    *_unary("exp", REAL, "ExpBackward0", "_saved_result"),
+    *_unary("log", POS, "LogBackward0", "_saved_self"),
+    *_unary("sin", REAL, "SinBackward0", "_saved_self"),
+    *_unary("cos", REAL, "CosBackward0", "_saved_self"),
+    *_unary("tanh", REAL, "TanhBackward0", "_saved_result"),
+    *_unary("sigmoid", REAL, "SigmoidBackward0", "_saved_result"),
+    *_unary("relu", REAL, "ReluBackward0", "_saved_result"),
+    *_unary("abs", REAL, "AbsBackward0", "_saved_self"),
+    *_unary("sqrt", POS, "SqrtBackward0", "_saved_result"),
+    Op("clamp_min_max", lambda lib, a: a.clamp(min=-0.45, max=0.55), (R(2, 3),), "ClampBackward1", ("_saved_self", "_saved_min", "_saved_max")),
+    Op("clamp_min", lambda lib, a: a.clamp(min=0.3), (R(2, 3),), "ClampBackward1", ("_saved_min", "_saved_max")),
+    Op("clamp_function_max", lambda lib, a: lib.clamp(a, max=-0.3), (R(2, 3),), "ClampBackward1", ("_saved_min", "_saved_max")),
+    Op("where", lambda lib, a, b: lib.where(_cond(lib), a, b), (R(2, 3), R(2, 3)), "WhereBackward0", ("_saved_condition",)),
+    Op("where_broadcast", lambda lib, a, b: lib.where(_cond(lib), a, b), (R(2, 3), R(3)), "WhereBackward0"),
+]
+
+REDUCTIONS = [
+    Op("sum", lambda lib, a: a.sum(), (R(2, 3),), "SumBackward0"),
+    Op("sum_function", lambda lib, a: lib.sum(a), (R(2, 3),), "SumBackward0"),
+    Op("sum_dim", lambda lib, a: a.sum(1), (R(2, 3),), "SumBackward1", ("_saved_dim", "_saved_keepdim")),
+    Op("sum_dim_keepdim", lambda lib, a: a.sum(dim=0, keepdim=True), (R(2, 3),), "SumBackward1", ("_saved_dim", "_saved_keepdim")),
+    Op("sum_negative_dim", lambda lib, a: a.sum(dim=-1), (R(2, 3, 2),), "SumBackward1"),
+    Op("mean", lambda lib, a: a.mean(), (R(2, 3),), "MeanBackward0"),
+    Op("mean_dim", lambda lib, a: a.mean(1), (R(2, 3),), "MeanBackward1", ("_saved_dim", "_saved_keepdim")),
+    Op("mean_function_dim_keepdim", lambda lib, a: lib.mean(a, dim=0, keepdim=True), (R(2, 3),), "MeanBackward1"),
+    Op("max", lambda lib, a: a.max(), (R(2, 3),), "MaxBackward1", ("_saved_self", "_saved_result")),
+    Op("max_function", lambda lib, a: lib.max(a), (R(2, 3),), "MaxBackward1"),
+    Op("max_dim", lambda lib, a: a.max(dim=1).values, (R(2, 3),), "MaxBackward0", ("_saved_dim", "_saved_keepdim", "_saved_indices")),
+    Op("max_function_dim_keepdim", lambda lib, a: lib.max(a, 0, keepdim=True)[0], (R(2, 3),), "MaxBackward0", ("_saved_dim", "_saved_keepdim", "_saved_indices")),
+    Op("min", lambda lib, a: a.min(), (R(2, 3),), "MinBackward1", ("_saved_self", "_saved_result")),
+    Op("min_dim", lambda lib, a: a.min(0).values, (R(2, 3),), "MinBackward0", ("_saved_dim", "_saved_keepdim", "_saved_indices")),
+    Op("min_function_dim", lambda lib, a: lib.min(a, dim=1)[0], (R(2, 3),), "MinBackward0"),
+    Op("softmax", lambda lib, a: a.softmax(dim=1), (R(2, 3),), "SoftmaxBackward0", ("_saved_dim", "_saved_result")),
+    Op("softmax_function", lambda lib, a: lib.softmax(a, 0), (R(2, 3),), "SoftmaxBackward0", ("_saved_dim", "_saved_result")),
+    Op("log_softmax", lambda lib, a: a.log_softmax(1), (R(2, 3),), "LogSoftmaxBackward0", ("_saved_dim", "_saved_result")),
+    Op("log_softmax_function", lambda lib, a: lib.log_softmax(a, dim=0), (R(2, 3),), "LogSoftmaxBackward0", ("_saved_dim", "_saved_result")),
+]
+
+VIEWS = [
+    Op("view", lambda lib, a: a.view(3, 2), (R(2, 3),), "ViewBackward0"),
+    Op("view_minus_one", lambda lib, a: a.view(-1), (R(2, 3),), "ViewBackward0"),
+    Op("view_as", lambda lib, a, b: a.view_as(b), (R(2, 3), R(6)), "ViewBackward0", shape_only=(1,)),
+    Op("reshape", lambda lib, a: a.reshape(3, 2), (R(2, 3),), "ViewBackward0"),
+    Op("reshape_tuple", lambda lib, a: a.reshape((6,)), (R(2, 3),), "ViewBackward0"),
+    Op("expand", lambda lib, a: a.expand(2, 3), (R(3),), "ExpandBackward0"),
+    Op("expand_minus_one", lambda lib, a: a.expand(4, -1), (R(1, 3),), "ExpandBackward0"),
+    Op("expand_as", lambda lib, a, b: a.expand_as(b), (R(2, 1), R(2, 3)), "ExpandBackward0", shape_only=(1,)),
+    Op("t", lambda lib, a: a.t(), (R(2, 3),), "TBackward0"),
+    Op("transpose", lambda lib, a: a.transpose(0, 2), (R(2, 3, 2),), "TransposeBackward0", ("_saved_dim0", "_saved_dim1")),
+    Op("permute", lambda lib, a: a.permute(2, 0, 1), (R(2, 3, 2),), "PermuteBackward0", ("_saved_dims",)),
+    Op("squeeze", lambda lib, a: a.squeeze(), (R(2, 1, 3),), "SqueezeBackward0"),
+    Op("squeeze_dim", lambda lib, a: a.squeeze(1), (R(2, 1, 3),), "SqueezeBackward1", ("_saved_dim",)),
+    Op("unsqueeze", lambda lib, a: a.unsqueeze(1), (R(2, 3),), "UnsqueezeBackward0", ("_saved_dim",)),
+    Op("getitem_int", lambda lib, a: a[1], (R(2, 3),), "SelectBackward0", ("_saved_dim", "_saved_index")),
+    Op("getitem_negative_int", lambda lib, a: a[:, -1], (R(2, 3),), "SelectBackward0"),
+    Op("getitem_two_ints", lambda lib, a: a[1, 2], (R(2, 3),), "SelectBackward0"),
+    Op("getitem_slice", lambda lib, a: a[:, 1:3], (R(2, 4),), "SliceBackward0", ("_saved_dim", "_saved_start", "_saved_end", "_saved_step")),
+    Op("getitem_step", lambda lib, a: a[::2], (R(5, 2),), "SliceBackward0", ("_saved_dim", "_saved_start", "_saved_step")),
+    Op("getitem_int_slice", lambda lib, a: a[0, 1:], (R(2, 3),), "SliceBackward0"),
+    Op("getitem_none", lambda lib, a: a[None], (R(2, 3),), "UnsqueezeBackward0", ("_saved_dim",)),
+    Op("getitem_ellipsis", lambda lib, a: a[..., 1], (R(2, 3, 2),), "SelectBackward0", ("_saved_dim", "_saved_index")),
+]
+
+COPIES = [
+    Op("clone", lambda lib, a: a.clone(), (R(2, 3),), "CloneBackward0"),
+    Op("contiguous", lambda lib, a: a.t().contiguous(), (R(2, 3),), "CloneBackward0"),
+    Op("reshape_copy", lambda lib, a: a.t().reshape(6), (R(2, 3),), "UnsafeViewBackward0"),
+    Op("cat", lambda lib, a, b: lib.cat([a, b]), (R(2, 3), R(1, 3)), "CatBackward0", ("_saved_dim",)),
+    Op("cat_dim", lambda lib, a, b: lib.cat((a, b), dim=1), (R(2, 3), R(2, 2)), "CatBackward0", ("_saved_dim",)),
+    Op("stack", lambda lib, a, b: lib.stack([a, b]), (R(2, 3), R(2, 3)), "StackBackward0", ("_saved_dim",)),
+    Op("stack_dim", lambda lib, a, b: lib.stack([a, b], dim=1), (R(2, 3), R(2, 3)), "StackBackward0", ("_saved_dim",)),
+    Op("index_tensor", lambda lib, a: a[lib.tensor([1, 0, 1])], (R(2, 3),), "IndexBackward0", ("_saved_indices",)),
+    Op("index_list", lambda lib, a: a[[2, 0]], (R(3, 2),), "IndexBackward0", ("_saved_indices",)),
+    Op("index_second_dim", lambda lib, a: a[:, lib.tensor([2, 0, 2])], (R(2, 3),), "IndexBackward0", ("_saved_indices",)),
+]
+
+ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES
+# fmt: on

@@ -1,0 +1,162 @@
+"""Helpers shared by the npgrad tests: the library under test, torch as an oracle.
+
+The library under test is ``npgrad``; with ``NPGRAD_TESTS_AGAINST_TORCH=1`` it is
+``torch`` itself, which proves that every test states real PyTorch behaviour.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+AGAINST_TORCH = os.environ.get("NPGRAD_TESTS_AGAINST_TORCH") == "1"
+LIB_NAME = "torch" if AGAINST_TORCH else "npgrad"
+
+
+def lib() -> Any:
+    """The library under test (npgrad, or torch when testing the tests)."""
+    return importlib.import_module(LIB_NAME)
+
+
+def torch_or_skip() -> Any:
+    """Real torch, or skip the calling test when it is not installed."""
+    return pytest.importorskip("torch")
+
+
+# ----------------------------------------------------------------------------------
+# Values
+
+
+def is_tensor(x: Any) -> bool:
+    return hasattr(x, "detach") and hasattr(x, "requires_grad")
+
+
+def to_np(t: Any) -> np.ndarray:
+    """A tensor (of either library) as a NumPy array (a copy)."""
+    return np.array(t.detach().numpy(), copy=True)
+
+
+def from_np(lib_: Any, arr: np.ndarray, requires_grad: bool = False) -> Any:
+    """A tensor of ``lib_`` holding a copy of ``arr``."""
+    t = lib_.from_numpy(np.array(arr, copy=True, order="C"))
+    if requires_grad:
+        t.requires_grad_()
+    return t
+
+
+def dtype_name(dtype: Any) -> str:
+    """``torch.float32`` / ``npgrad.float32`` -> ``"float32"``."""
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def assert_close(
+    got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-7
+) -> None:
+    got = to_np(got) if is_tensor(got) else np.asarray(got)
+    expected = to_np(expected) if is_tensor(expected) else np.asarray(expected)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol)
+
+
+def same_value(got: Any, expected: Any) -> bool:
+    """Value equality across libraries: tensors by shape and values, tuples item by
+    item, None only with None, anything else with ``==``."""
+    if expected is None or got is None:
+        return got is None and expected is None
+    if is_tensor(expected):
+        if not is_tensor(got):
+            return False
+        a, b = to_np(got), to_np(expected)
+        return a.shape == b.shape and np.allclose(
+            a, b, rtol=1e-6, atol=0, equal_nan=True
+        )
+    if isinstance(expected, (tuple, list)):
+        return (
+            isinstance(got, (tuple, list))
+            and len(got) == len(expected)
+            and all(same_value(g, e) for g, e in zip(got, expected))
+        )
+    return got == expected
+
+
+# ----------------------------------------------------------------------------------
+# Graphs
+
+
+def graph_desc(node: Any) -> str:
+    """``SumBackward0(MulBackward0(AccumulateGrad(), None))``: the node type names of
+    the graph below ``node``, ``None`` for invalid edges."""
+    if node is None:
+        return "None"
+    children = ", ".join(graph_desc(child) for child, _ in node.next_functions)
+    return f"{type(node).__name__}({children})"
+
+
+# ----------------------------------------------------------------------------------
+# Differential testing
+
+
+def run_both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
+    """``(fn(library under test), fn(torch))``; skips when torch is absent."""
+    torch = torch_or_skip()
+    return fn(lib()), fn(torch)
+
+
+def assert_same_error(
+    fn: Callable[[Any], Any], key: str | None = None, length: int = 60
+) -> BaseException:
+    """Run ``fn`` on torch and on the library under test: both must raise, with the
+    same exception type, and torch's key phrase (``key`` if given, else the first
+    ``length`` characters of torch's message) must appear in both messages."""
+    torch = torch_or_skip()
+    with pytest.raises(Exception) as expected:
+        fn(torch)
+    with pytest.raises(Exception) as got:
+        fn(lib())
+    assert type(got.value) is type(expected.value), (got.value, expected.value)
+    phrase = key if key is not None else str(expected.value)[:length]
+    assert phrase in str(expected.value), "the key phrase is not torch's"
+    assert phrase in str(got.value)
+    return got.value
+
+
+# ----------------------------------------------------------------------------------
+# Finite differences
+
+
+def numerical_grad(
+    f: Callable[..., Any],
+    inputs: list[Any],
+    grad_output: np.ndarray | None = None,
+    eps: float = 1e-6,
+) -> list[np.ndarray]:
+    """Central-difference gradient of ``sum(f(*inputs) * grad_output)`` with respect to
+    each tensor of ``inputs`` (float64 tensors of the library under test).
+
+    ``f`` is evaluated on fresh tensors built with ``from_numpy`` from perturbed
+    copies, so the inputs themselves are never touched."""
+    arrays = [to_np(t) for t in inputs]
+    lib_ = lib()
+
+    def loss(arrs: list[np.ndarray]) -> float:
+        with lib_.no_grad():
+            out = to_np(f(*[from_np(lib_, a) for a in arrs]))
+        weights = np.ones_like(out) if grad_output is None else grad_output
+        return float(np.sum(out * weights))
+
+    grads = []
+    for i, base in enumerate(arrays):
+        grad = np.zeros_like(base)
+        for idx in np.ndindex(base.shape):
+            shifted = [a.copy() for a in arrays]
+            shifted[i][idx] = base[idx] + eps
+            plus = loss(shifted)
+            shifted[i][idx] = base[idx] - eps
+            minus = loss(shifted)
+            grad[idx] = (plus - minus) / (2 * eps)
+        grads.append(grad)
+    return grads
