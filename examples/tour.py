@@ -36,15 +36,17 @@ def print_graph(root: Any) -> None:
     """Depth-first walk over next_functions, printed as an indented tree.
 
     An explicit stack (no recursion), and a node reached twice is printed once.
+    `seen` holds the node objects themselves, not their id(): a node's Python
+    wrapper may be dropped and re-created, so an id can be reused.
     """
-    seen: set[int] = set()
+    seen: set[Any] = set()
     stack = [(root, 0, "")]
     while stack:
         node, depth, slot = stack.pop()
         print("    " * depth + slot + describe(node))
-        if node is None or id(node) in seen:
+        if node is None or node in seen:
             continue
-        seen.add(id(node))
+        seen.add(node)
         # One (next node, input_nr) pair per input of this node, in input order.
         for i, (child, _input_nr) in reversed(list(enumerate(node.next_functions))):
             stack.append((child, depth + 1, f"{i}: "))

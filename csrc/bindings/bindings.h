@@ -24,7 +24,8 @@ struct type_caster<npgrad::Tensor> {
     if (!caster.load(src, convert)) {
       return false;
     }
-    value = npgrad::Tensor(static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster));
+    value = npgrad::Tensor(
+        static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster));
     return true;
   }
   static handle cast(const npgrad::Tensor& t, return_value_policy, handle) {

@@ -3,7 +3,8 @@
 #include "npgrad/kernels/kernels.h"
 
 PYBIND11_MODULE(_C, m) {
-  m.doc() = "npgrad's native core: tensors on NumPy, the Node hierarchy, the engine";
+  m.doc() =
+      "npgrad's native core: tensors on NumPy, the Node hierarchy, the engine";
   npgrad::kernels::init();
   using namespace npgrad::bindings;
   bind_errors(m);

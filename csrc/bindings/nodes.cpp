@@ -41,7 +41,8 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
       result = py::cast(v.unpack(node_));
     }
   }
-  void tensor_list(const char* name, const std::vector<SavedVariable>& v) override {
+  void tensor_list(
+      const char* name, const std::vector<SavedVariable>& v) override {
     if (hit(name)) {
       py::tuple t(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
@@ -58,8 +59,9 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   void real(const char* name, double v) override {
     if (hit(name)) {
       // torch shows integral Python scalars as ints (e.g. _saved_alpha == 1)
-      result = v == static_cast<double>(static_cast<int64_t>(v)) ? py::object(py::int_(static_cast<int64_t>(v)))
-                                                                  : py::object(py::float_(v));
+      result = v == static_cast<double>(static_cast<int64_t>(v))
+                   ? py::object(py::int_(static_cast<int64_t>(v)))
+                   : py::object(py::float_(v));
     }
   }
   void boolean(const char* name, bool v) override {
@@ -105,34 +107,58 @@ void bind_nodes(py::module_& m) {
   py::module_ fm = m.def_submodule("_functions", "Backward node classes");
   py::class_<Node, std::shared_ptr<Node>>(fm, "_NodeBase")
       .def("name", &Node::name)
-      .def_property_readonly("next_functions", [](Node& self) {
-        const auto& edges = self.next_edges();
-        py::tuple out(edges.size());
-        for (std::size_t i = 0; i < edges.size(); ++i) {
-          py::object fn = edges[i].function ? py::cast(edges[i].function) : py::none();
-          out[i] = py::make_tuple(fn, edges[i].input_nr);
-        }
-        return out;
-      })
-      .def_property_readonly("metadata", [](Node& self) { return metadata_of(self); })
+      .def(
+          "__repr__",
+          [](py::handle self) {
+            return "<" +
+                   py::str(py::type::handle_of(self).attr("__name__"))
+                       .cast<std::string>() +
+                   " object at " +
+                   py::str(py::module_::import("builtins")
+                               .attr("hex")(
+                                   reinterpret_cast<uintptr_t>(self.ptr())))
+                       .cast<std::string>() +
+                   ">";
+          })
+      .def_property_readonly(
+          "next_functions",
+          [](Node& self) {
+            const auto& edges = self.next_edges();
+            py::tuple out(edges.size());
+            for (std::size_t i = 0; i < edges.size(); ++i) {
+              py::object fn =
+                  edges[i].function ? py::cast(edges[i].function) : py::none();
+              out[i] = py::make_tuple(fn, edges[i].input_nr);
+            }
+            return out;
+          })
+      .def_property_readonly(
+          "metadata", [](Node& self) { return metadata_of(self); })
       .def("_sequence_nr", &Node::sequence_nr)
       .def("_set_sequence_nr", &Node::set_sequence_nr)
       .def("_topological_nr", &Node::topological_nr)
-      .def("__getattr__", [](std::shared_ptr<Node> self, const std::string& attr) -> py::object {
-        SavedLookup lookup(attr, self);
-        self->visit_saved(lookup);
-        if (!lookup.found) {
-          throw py::attribute_error(
-              "'" + py::str(py::type::handle_of(py::cast(self)).attr("__name__")).cast<std::string>() +
-              "' object has no attribute '" + attr + "'");
-        }
-        return lookup.result;
-      })
+      .def(
+          "__getattr__",
+          [](std::shared_ptr<Node> self,
+             const std::string& attr) -> py::object {
+            SavedLookup lookup(attr, self);
+            self->visit_saved(lookup);
+            if (!lookup.found) {
+              throw py::attribute_error(
+                  "'" +
+                  py::str(py::type::handle_of(py::cast(self)).attr("__name__"))
+                      .cast<std::string>() +
+                  "' object has no attribute '" + attr + "'");
+            }
+            return lookup.result;
+          })
       .def("__dir__", [](py::object self) {
         auto node = self.cast<std::shared_ptr<Node>>();
         SavedLookup lookup("", node);
         node->visit_saved(lookup);
-        py::list names = py::module_::import("builtins").attr("object").attr("__dir__")(self);
+        py::list names = py::module_::import("builtins")
+                             .attr("object")
+                             .attr("__dir__")(self);
         for (const auto& n : lookup.names) {
           names.append(py::str(n));
         }
@@ -140,8 +166,10 @@ void bind_nodes(py::module_& m) {
       });
 
   using namespace autograd;
-  py::class_<AccumulateGrad, Node, std::shared_ptr<AccumulateGrad>>(fm, "AccumulateGrad")
-      .def_property_readonly("variable", [](AccumulateGrad& self) { return self.variable(); });
+  py::class_<AccumulateGrad, Node, std::shared_ptr<AccumulateGrad>>(
+      fm, "AccumulateGrad")
+      .def_property_readonly(
+          "variable", [](AccumulateGrad& self) { return self.variable(); });
   bind_node<GraphRoot>(fm, "GraphRoot");
   bind_node<Identity>(fm, "Identity");
   bind_node<AddBackward0>(fm, "AddBackward0");

@@ -1,10 +1,10 @@
 // Ops as Tensor methods, operators and module functions, with torch's
 // argument conventions (Python numbers as operands, *shape varargs, dim=).
+#include "npgrad/ops/ops.h"
 #include "bindings.h"
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/kernels/kernels.h"
-#include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::bindings {
@@ -28,7 +28,8 @@ Tensor operand_or_throw(py::handle obj) {
 
 // view(2, 3), view((2, 3)) and view([2, 3]) all mean the same shape.
 Shape shape_from_args(const py::args& args) {
-  if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) || py::isinstance<py::list>(args[0]))) {
+  if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) ||
+                           py::isinstance<py::list>(args[0]))) {
     return args[0].cast<Shape>();
   }
   return args.cast<Shape>();
@@ -55,7 +56,8 @@ std::optional<double> optional_double(py::handle v) {
   return v.cast<double>();
 }
 
-py::object max_impl(const Tensor& self, py::handle dim, bool keepdim, bool is_max) {
+py::object max_impl(
+    const Tensor& self, py::handle dim, bool keepdim, bool is_max) {
   if (dim.is_none()) {
     return py::cast(ops::max(self, is_max));
   }
@@ -64,15 +66,18 @@ py::object max_impl(const Tensor& self, py::handle dim, bool keepdim, bool is_ma
       is_max ? "max" : "min",
       "(other) with a tensor is not supported by npgrad; use torch.where");
   auto [values, indices] = ops::max(self, dim.cast<int64_t>(), keepdim, is_max);
-  py::object cls = py::module_::import("npgrad.return_types").attr(is_max ? "max" : "min");
+  py::object cls =
+      py::module_::import("npgrad.return_types").attr(is_max ? "max" : "min");
   return cls(values, indices);
 }
 
-py::object sum_impl(const Tensor& self, py::handle dim, bool keepdim, py::handle dtype) {
+py::object sum_impl(
+    const Tensor& self, py::handle dim, bool keepdim, py::handle dtype) {
   if (dim.is_none()) {
     return py::cast(ops::sum(self, optional_dtype(dtype)));
   }
-  return py::cast(ops::sum(self, dims_from(dim), keepdim, optional_dtype(dtype)));
+  return py::cast(
+      ops::sum(self, dims_from(dim), keepdim, optional_dtype(dtype)));
 }
 
 py::object mean_impl(const Tensor& self, py::handle dim, bool keepdim) {
@@ -100,7 +105,8 @@ std::vector<Tensor> tensor_list(py::handle seq) {
         "expected Tensor as element ",
         out.size(),
         " in argument 0, but got ",
-        py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>());
+        py::str(py::type::handle_of(item).attr("__name__"))
+            .cast<std::string>());
     out.push_back(item.cast<Tensor>());
   }
   return out;
@@ -133,8 +139,9 @@ struct Indexed {
 
 Indexed apply_slicing(const Tensor& self, py::handle key) {
   Indexed out{self, {}, false};
-  py::tuple items = py::isinstance<py::tuple>(key) ? py::reinterpret_borrow<py::tuple>(key)
-                                                   : py::make_tuple(key);
+  py::tuple items = py::isinstance<py::tuple>(key)
+                        ? py::reinterpret_borrow<py::tuple>(key)
+                        : py::make_tuple(key);
   bool single = !py::isinstance<py::tuple>(key);
   int64_t specified = 0;
   for (py::handle item : items) {
@@ -189,10 +196,14 @@ Indexed apply_slicing(const Tensor& self, py::handle key) {
         out.advanced.emplace_back();
       }
       dim += skip;
-    } else if (is_advanced(item) || py::isinstance<py::tuple>(item) || PyBool_Check(item.ptr())) {
-      Tensor idx = PyBool_Check(item.ptr())
-          ? kernels::from_array(py::module_::import("numpy").attr("asarray")(item).ptr())
-          : index_tensor(item);
+    } else if (
+        is_advanced(item) || py::isinstance<py::tuple>(item) ||
+        PyBool_Check(item.ptr())) {
+      Tensor idx =
+          PyBool_Check(item.ptr())
+              ? kernels::from_array(
+                    py::module_::import("numpy").attr("asarray")(item).ptr())
+              : index_tensor(item);
       if (idx.dtype() == ScalarType::Bool && idx.dim() > 1) {
         // a multi-dim mask covers several dims: NumPy expands it itself
         out.advanced.push_back(idx);
@@ -207,7 +218,9 @@ Indexed apply_slicing(const Tensor& self, py::handle key) {
       throw IndexError(
           "only integers, slices (`:`), ellipsis (`...`), None and long or "
           "byte Variables are valid indices (got " +
-          py::str(py::type::handle_of(item).attr("__name__")).cast<std::string>() + ")");
+          py::str(py::type::handle_of(item).attr("__name__"))
+              .cast<std::string>() +
+          ")");
     }
   }
   return out;
@@ -252,7 +265,8 @@ void setitem(const Tensor& self, py::handle key, py::handle value) {
   }
   // Writing through a view of a tensor that needs grad is the views issue's
   // CopySlices; ops::copy_ raises a clear error for it.
-  if (!autograd::requires_grad(self) && autograd::requires_grad(v) && autograd::GradMode::is_enabled()) {
+  if (!autograd::requires_grad(self) && autograd::requires_grad(v) &&
+      autograd::GradMode::is_enabled()) {
     throw NotImplementedError(
         "npgrad does not support writing a tensor that requires grad into a "
         "tensor that does not (x[...] = v) yet; torch rebases x's history "
@@ -266,7 +280,10 @@ void setitem(const Tensor& self, py::handle key, py::handle value) {
 }
 
 template <typename Fn>
-void def_binary_operator(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, const char* name, Fn fn) {
+void def_binary_operator(
+    py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls,
+    const char* name,
+    Fn fn) {
   cls.def(name, [fn](const Tensor& self, py::handle other) -> py::object {
     Tensor o = as_operand(other);
     if (!o.defined()) {
@@ -277,7 +294,10 @@ void def_binary_operator(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cl
 }
 
 template <typename Fn>
-void def_inplace_operator(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls, const char* name, Fn fn) {
+void def_inplace_operator(
+    py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls,
+    const char* name,
+    Fn fn) {
   cls.def(name, [fn](py::object self, py::handle other) -> py::object {
     Tensor o = as_operand(other);
     if (!o.defined()) {
@@ -291,62 +311,143 @@ void def_inplace_operator(py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& c
 }  // namespace
 
 void bind_ops(py::module_& m) {
-  auto cls = py::reinterpret_borrow<py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(
-      m.attr("Tensor"));
+  auto cls = py::reinterpret_borrow<
+      py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
   using ops::Compare;
   using ops::InplaceBinary;
   using ops::InplaceUnary;
 
   // ---- Operators ----
-  def_binary_operator(cls, "__add__", [](const Tensor& a, const Tensor& b) { return ops::add(a, b); });
-  def_binary_operator(cls, "__radd__", [](const Tensor& a, const Tensor& b) { return ops::add(a, b); });
-  def_binary_operator(cls, "__sub__", [](const Tensor& a, const Tensor& b) { return ops::sub(a, b); });
+  def_binary_operator(cls, "__add__", [](const Tensor& a, const Tensor& b) {
+    return ops::add(a, b);
+  });
+  def_binary_operator(cls, "__radd__", [](const Tensor& a, const Tensor& b) {
+    return ops::add(a, b);
+  });
+  def_binary_operator(cls, "__sub__", [](const Tensor& a, const Tensor& b) {
+    return ops::sub(a, b);
+  });
   def_binary_operator(cls, "__rsub__", [](const Tensor& a, const Tensor& b) {
-    return b.impl()->is_wrapped_number ? ops::rsub(a, kernels::item(b)) : ops::sub(b, a);
+    return b.impl()->is_wrapped_number ? ops::rsub(a, kernels::item(b))
+                                       : ops::sub(b, a);
   });
-  def_binary_operator(cls, "__mul__", [](const Tensor& a, const Tensor& b) { return ops::mul(a, b); });
-  def_binary_operator(cls, "__rmul__", [](const Tensor& a, const Tensor& b) { return ops::mul(a, b); });
-  def_binary_operator(cls, "__truediv__", [](const Tensor& a, const Tensor& b) { return ops::div(a, b); });
-  def_binary_operator(cls, "__rtruediv__", [](const Tensor& a, const Tensor& b) {
-    return ops::mul(ops::reciprocal(a), b);
+  def_binary_operator(cls, "__mul__", [](const Tensor& a, const Tensor& b) {
+    return ops::mul(a, b);
   });
-  def_binary_operator(cls, "__pow__", [](const Tensor& a, const Tensor& b) { return ops::pow(a, b); });
+  def_binary_operator(cls, "__rmul__", [](const Tensor& a, const Tensor& b) {
+    return ops::mul(a, b);
+  });
+  def_binary_operator(cls, "__truediv__", [](const Tensor& a, const Tensor& b) {
+    return ops::div(a, b);
+  });
+  def_binary_operator(
+      cls, "__rtruediv__", [](const Tensor& a, const Tensor& b) {
+        return ops::mul(ops::reciprocal(a), b);
+      });
+  def_binary_operator(cls, "__pow__", [](const Tensor& a, const Tensor& b) {
+    return ops::pow(a, b);
+  });
   def_binary_operator(cls, "__rpow__", [](const Tensor& a, const Tensor& b) {
-    return b.impl()->is_wrapped_number ? ops::pow(kernels::item(b), a) : ops::pow(b, a);
+    return b.impl()->is_wrapped_number ? ops::pow(kernels::item(b), a)
+                                       : ops::pow(b, a);
   });
-  def_binary_operator(cls, "__matmul__", [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); });
-  def_binary_operator(cls, "__rmatmul__", [](const Tensor& a, const Tensor& b) { return ops::matmul(b, a); });
-  def_binary_operator(cls, "__eq__", [](const Tensor& a, const Tensor& b) { return ops::compare(Compare::Eq, a, b); });
-  def_binary_operator(cls, "__ne__", [](const Tensor& a, const Tensor& b) { return ops::compare(Compare::Ne, a, b); });
-  def_binary_operator(cls, "__lt__", [](const Tensor& a, const Tensor& b) { return ops::compare(Compare::Lt, a, b); });
-  def_binary_operator(cls, "__le__", [](const Tensor& a, const Tensor& b) { return ops::compare(Compare::Le, a, b); });
-  def_binary_operator(cls, "__gt__", [](const Tensor& a, const Tensor& b) { return ops::compare(Compare::Gt, a, b); });
-  def_binary_operator(cls, "__ge__", [](const Tensor& a, const Tensor& b) { return ops::compare(Compare::Ge, a, b); });
-  def_binary_operator(cls, "__and__", [](const Tensor& a, const Tensor& b) { return ops::logical_and(a, b); });
-  def_inplace_operator(cls, "__iadd__", [](const Tensor& a, const Tensor& b) { ops::binary_(InplaceBinary::Add, a, b); });
-  def_inplace_operator(cls, "__isub__", [](const Tensor& a, const Tensor& b) { ops::binary_(InplaceBinary::Sub, a, b); });
-  def_inplace_operator(cls, "__imul__", [](const Tensor& a, const Tensor& b) { ops::binary_(InplaceBinary::Mul, a, b); });
-  def_inplace_operator(cls, "__itruediv__", [](const Tensor& a, const Tensor& b) { ops::binary_(InplaceBinary::Div, a, b); });
+  def_binary_operator(cls, "__matmul__", [](const Tensor& a, const Tensor& b) {
+    return ops::matmul(a, b);
+  });
+  def_binary_operator(cls, "__rmatmul__", [](const Tensor& a, const Tensor& b) {
+    return ops::matmul(b, a);
+  });
+  def_binary_operator(cls, "__eq__", [](const Tensor& a, const Tensor& b) {
+    return ops::compare(Compare::Eq, a, b);
+  });
+  def_binary_operator(cls, "__ne__", [](const Tensor& a, const Tensor& b) {
+    return ops::compare(Compare::Ne, a, b);
+  });
+  def_binary_operator(cls, "__lt__", [](const Tensor& a, const Tensor& b) {
+    return ops::compare(Compare::Lt, a, b);
+  });
+  def_binary_operator(cls, "__le__", [](const Tensor& a, const Tensor& b) {
+    return ops::compare(Compare::Le, a, b);
+  });
+  def_binary_operator(cls, "__gt__", [](const Tensor& a, const Tensor& b) {
+    return ops::compare(Compare::Gt, a, b);
+  });
+  def_binary_operator(cls, "__ge__", [](const Tensor& a, const Tensor& b) {
+    return ops::compare(Compare::Ge, a, b);
+  });
+  def_binary_operator(cls, "__and__", [](const Tensor& a, const Tensor& b) {
+    return ops::logical_and(a, b);
+  });
+  def_inplace_operator(cls, "__iadd__", [](const Tensor& a, const Tensor& b) {
+    ops::binary_(InplaceBinary::Add, a, b);
+  });
+  def_inplace_operator(cls, "__isub__", [](const Tensor& a, const Tensor& b) {
+    ops::binary_(InplaceBinary::Sub, a, b);
+  });
+  def_inplace_operator(cls, "__imul__", [](const Tensor& a, const Tensor& b) {
+    ops::binary_(InplaceBinary::Mul, a, b);
+  });
+  def_inplace_operator(
+      cls, "__itruediv__", [](const Tensor& a, const Tensor& b) {
+        ops::binary_(InplaceBinary::Div, a, b);
+      });
   cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });
   cls.def("__bool__", [](const Tensor& a) {
-    NPGRAD_CHECK(a.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+    NPGRAD_CHECK(
+        a.numel() == 1,
+        "Boolean value of Tensor with more than one value is ambiguous");
     return kernels::item(a) != 0;
   });
   cls.def("__float__", [](const Tensor& a) { return kernels::item(a); });
-  cls.def("__int__", [](const Tensor& a) { return static_cast<int64_t>(kernels::item(a)); });
+  cls.def("__int__", [](const Tensor& a) {
+    return static_cast<int64_t>(kernels::item(a));
+  });
   cls.def("__getitem__", &getitem);
   cls.def("__setitem__", &setitem);
 
   // ---- Methods ----
-  cls.def("add", [](const Tensor& a, py::handle b, double alpha) { return ops::add(a, operand_or_throw(b), alpha); },
-          "other"_a, py::kw_only(), "alpha"_a = 1);
-  cls.def("sub", [](const Tensor& a, py::handle b, double alpha) { return ops::sub(a, operand_or_throw(b), alpha); },
-          "other"_a, py::kw_only(), "alpha"_a = 1);
-  cls.def("mul", [](const Tensor& a, py::handle b) { return ops::mul(a, operand_or_throw(b)); }, "other"_a);
-  cls.def("div", [](const Tensor& a, py::handle b) { return ops::div(a, operand_or_throw(b)); }, "other"_a);
-  cls.def("pow", [](const Tensor& a, py::handle b) { return ops::pow(a, operand_or_throw(b)); }, "exponent"_a);
-  cls.def("matmul", [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); }, "other"_a);
-  cls.def("mm", [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); }, "mat2"_a);
+  cls.def(
+      "add",
+      [](const Tensor& a, py::handle b, double alpha) {
+        return ops::add(a, operand_or_throw(b), alpha);
+      },
+      "other"_a,
+      py::kw_only(),
+      "alpha"_a = 1);
+  cls.def(
+      "sub",
+      [](const Tensor& a, py::handle b, double alpha) {
+        return ops::sub(a, operand_or_throw(b), alpha);
+      },
+      "other"_a,
+      py::kw_only(),
+      "alpha"_a = 1);
+  cls.def(
+      "mul",
+      [](const Tensor& a, py::handle b) {
+        return ops::mul(a, operand_or_throw(b));
+      },
+      "other"_a);
+  cls.def(
+      "div",
+      [](const Tensor& a, py::handle b) {
+        return ops::div(a, operand_or_throw(b));
+      },
+      "other"_a);
+  cls.def(
+      "pow",
+      [](const Tensor& a, py::handle b) {
+        return ops::pow(a, operand_or_throw(b));
+      },
+      "exponent"_a);
+  cls.def(
+      "matmul",
+      [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
+      "other"_a);
+  cls.def(
+      "mm",
+      [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
+      "mat2"_a);
   cls.def("neg", &ops::neg);
   cls.def("reciprocal", &ops::reciprocal);
   cls.def("exp", &ops::exp);
@@ -358,57 +459,117 @@ void bind_ops(py::module_& m) {
   cls.def("relu", &ops::relu);
   cls.def("abs", &ops::abs);
   cls.def("sqrt", &ops::sqrt);
-  cls.def("clamp", [](const Tensor& a, py::handle min, py::handle max) {
-    return ops::clamp(a, optional_double(min), optional_double(max));
-  }, "min"_a = py::none(), "max"_a = py::none());
-  cls.def("sum", &sum_impl, "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none());
+  cls.def(
+      "clamp",
+      [](const Tensor& a, py::handle min, py::handle max) {
+        return ops::clamp(a, optional_double(min), optional_double(max));
+      },
+      "min"_a = py::none(),
+      "max"_a = py::none());
+  cls.def(
+      "sum",
+      &sum_impl,
+      "dim"_a = py::none(),
+      "keepdim"_a = false,
+      py::kw_only(),
+      "dtype"_a = py::none());
   cls.def("mean", &mean_impl, "dim"_a = py::none(), "keepdim"_a = false);
-  cls.def("max", [](const Tensor& a, py::handle dim, bool keepdim) { return max_impl(a, dim, keepdim, true); },
-          "dim"_a = py::none(), "keepdim"_a = false);
-  cls.def("min", [](const Tensor& a, py::handle dim, bool keepdim) { return max_impl(a, dim, keepdim, false); },
-          "dim"_a = py::none(), "keepdim"_a = false);
+  cls.def(
+      "max",
+      [](const Tensor& a, py::handle dim, bool keepdim) {
+        return max_impl(a, dim, keepdim, true);
+      },
+      "dim"_a = py::none(),
+      "keepdim"_a = false);
+  cls.def(
+      "min",
+      [](const Tensor& a, py::handle dim, bool keepdim) {
+        return max_impl(a, dim, keepdim, false);
+      },
+      "dim"_a = py::none(),
+      "keepdim"_a = false);
   cls.def("softmax", &ops::softmax, "dim"_a);
   cls.def("log_softmax", &ops::log_softmax, "dim"_a);
-  cls.def("view", [](const Tensor& a, const py::args& shape) { return ops::view(a, shape_from_args(shape)); });
-  cls.def("view_as", [](const Tensor& a, const Tensor& other) { return ops::view(a, other.sizes()); }, "other"_a);
-  cls.def("reshape", [](const Tensor& a, const py::args& shape) { return ops::reshape(a, shape_from_args(shape)); });
-  cls.def("expand", [](const Tensor& a, const py::args& shape) { return ops::expand(a, shape_from_args(shape)); });
-  cls.def("expand_as", [](const Tensor& a, const Tensor& other) { return ops::expand(a, other.sizes()); }, "other"_a);
+  cls.def("view", [](const Tensor& a, const py::args& shape) {
+    return ops::view(a, shape_from_args(shape));
+  });
+  cls.def(
+      "view_as",
+      [](const Tensor& a, const Tensor& other) {
+        return ops::view(a, other.sizes());
+      },
+      "other"_a);
+  cls.def("reshape", [](const Tensor& a, const py::args& shape) {
+    return ops::reshape(a, shape_from_args(shape));
+  });
+  cls.def("expand", [](const Tensor& a, const py::args& shape) {
+    return ops::expand(a, shape_from_args(shape));
+  });
+  cls.def(
+      "expand_as",
+      [](const Tensor& a, const Tensor& other) {
+        return ops::expand(a, other.sizes());
+      },
+      "other"_a);
   cls.def("t", &ops::t);
   cls.def("transpose", &ops::transpose, "dim0"_a, "dim1"_a);
-  cls.def("permute", [](const Tensor& a, const py::args& dims) { return ops::permute(a, shape_from_args(dims)); });
+  cls.def("permute", [](const Tensor& a, const py::args& dims) {
+    return ops::permute(a, shape_from_args(dims));
+  });
   cls.def("squeeze", &squeeze_impl, "dim"_a = py::none());
   cls.def("unsqueeze", &ops::unsqueeze, "dim"_a);
   cls.def("clone", &ops::clone);
   cls.def("contiguous", &ops::contiguous);
-  cls.def("to", [](const Tensor& a, py::args args, py::kwargs kwargs) -> Tensor {
-    py::object dtype = kwargs.contains("dtype") ? py::object(kwargs["dtype"]) : py::object(py::none());
-    for (py::handle arg : args) {
-      if (!py::isinstance<py::str>(arg) && !py::hasattr(arg, "type") && dtype.is_none()) {
-        dtype = py::reinterpret_borrow<py::object>(arg);
-      }
-    }
-    return dtype.is_none() ? a : ops::to_dtype(a, dtype_from_object(dtype));
+  cls.def(
+      "to", [](const Tensor& a, py::args args, py::kwargs kwargs) -> Tensor {
+        py::object dtype = kwargs.contains("dtype")
+                               ? py::object(kwargs["dtype"])
+                               : py::object(py::none());
+        for (py::handle arg : args) {
+          if (!py::isinstance<py::str>(arg) && !py::hasattr(arg, "type") &&
+              dtype.is_none()) {
+            dtype = py::reinterpret_borrow<py::object>(arg);
+          }
+        }
+        return dtype.is_none() ? a : ops::to_dtype(a, dtype_from_object(dtype));
+      });
+  cls.def("float", [](const Tensor& a) {
+    return ops::to_dtype(a, ScalarType::Float32);
   });
-  cls.def("float", [](const Tensor& a) { return ops::to_dtype(a, ScalarType::Float32); });
-  cls.def("double", [](const Tensor& a) { return ops::to_dtype(a, ScalarType::Float64); });
-  cls.def("long", [](const Tensor& a) { return ops::to_dtype(a, ScalarType::Int64); });
-  cls.def("bool", [](const Tensor& a) { return ops::to_dtype(a, ScalarType::Bool); });
+  cls.def("double", [](const Tensor& a) {
+    return ops::to_dtype(a, ScalarType::Float64);
+  });
+  cls.def("long", [](const Tensor& a) {
+    return ops::to_dtype(a, ScalarType::Int64);
+  });
+  cls.def("bool", [](const Tensor& a) {
+    return ops::to_dtype(a, ScalarType::Bool);
+  });
 
   // ---- In-place methods (return self) ----
-  auto inplace_binary = [&](const char* name, InplaceBinary op, bool with_alpha) {
-    if (with_alpha) {
-      cls.def(name, [op](py::object self, py::handle other, double alpha) {
-        ops::binary_(op, self.cast<Tensor>(), operand_or_throw(other), alpha);
-        return self;
-      }, "other"_a, py::kw_only(), "alpha"_a = 1);
-    } else {
-      cls.def(name, [op](py::object self, py::handle other) {
-        ops::binary_(op, self.cast<Tensor>(), operand_or_throw(other));
-        return self;
-      }, "other"_a);
-    }
-  };
+  auto inplace_binary =
+      [&](const char* name, InplaceBinary op, bool with_alpha) {
+        if (with_alpha) {
+          cls.def(
+              name,
+              [op](py::object self, py::handle other, double alpha) {
+                ops::binary_(
+                    op, self.cast<Tensor>(), operand_or_throw(other), alpha);
+                return self;
+              },
+              "other"_a,
+              py::kw_only(),
+              "alpha"_a = 1);
+        } else {
+          cls.def(
+              name,
+              [op](py::object self, py::handle other) {
+                ops::binary_(op, self.cast<Tensor>(), operand_or_throw(other));
+                return self;
+              },
+              "other"_a);
+        }
+      };
   inplace_binary("add_", InplaceBinary::Add, true);
   inplace_binary("sub_", InplaceBinary::Sub, true);
   inplace_binary("mul_", InplaceBinary::Mul, false);
@@ -424,34 +585,79 @@ void bind_ops(py::module_& m) {
   inplace_unary("exp_", InplaceUnary::Exp);
   inplace_unary("relu_", InplaceUnary::Relu);
   inplace_unary("zero_", InplaceUnary::Zero);
-  cls.def("fill_", [](py::object self, py::handle value) {
-    Tensor v = operand_or_throw(value);
-    NPGRAD_CHECK(v.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", v.dim(), " dimensions.");
-    ops::fill_(self.cast<Tensor>(), kernels::item(v));
-    return self;
-  }, "value"_a);
-  cls.def("copy_", [](py::object self, const Tensor& src) {
-    ops::copy_(self.cast<Tensor>(), src);
-    return self;
-  }, "src"_a);
-  cls.def("clamp_", [](py::object self, py::handle min, py::handle max) {
-    ops::clamp_(self.cast<Tensor>(), optional_double(min), optional_double(max));
-    return self;
-  }, "min"_a = py::none(), "max"_a = py::none());
+  cls.def(
+      "fill_",
+      [](py::object self, py::handle value) {
+        Tensor v = operand_or_throw(value);
+        NPGRAD_CHECK(
+            v.dim() == 0,
+            "fill_ only supports 0-dimension value tensor but got tensor with ",
+            v.dim(),
+            " dimensions.");
+        ops::fill_(self.cast<Tensor>(), kernels::item(v));
+        return self;
+      },
+      "value"_a);
+  cls.def(
+      "copy_",
+      [](py::object self, const Tensor& src) {
+        ops::copy_(self.cast<Tensor>(), src);
+        return self;
+      },
+      "src"_a);
+  cls.def(
+      "clamp_",
+      [](py::object self, py::handle min, py::handle max) {
+        ops::clamp_(
+            self.cast<Tensor>(), optional_double(min), optional_double(max));
+        return self;
+      },
+      "min"_a = py::none(),
+      "max"_a = py::none());
 
   // ---- Module functions ----
-  m.def("add", [](const Tensor& a, py::handle b, double alpha) { return ops::add(a, operand_or_throw(b), alpha); },
-        "input"_a, "other"_a, py::kw_only(), "alpha"_a = 1);
-  m.def("sub", [](const Tensor& a, py::handle b, double alpha) { return ops::sub(a, operand_or_throw(b), alpha); },
-        "input"_a, "other"_a, py::kw_only(), "alpha"_a = 1);
-  m.def("mul", [](const Tensor& a, py::handle b) { return ops::mul(a, operand_or_throw(b)); }, "input"_a, "other"_a);
-  m.def("div", [](const Tensor& a, py::handle b) { return ops::div(a, operand_or_throw(b)); }, "input"_a, "other"_a);
-  m.def("pow", [](py::handle a, py::handle b) -> Tensor {
-    if (!is_tensor(a)) {
-      return ops::pow(py::cast<double>(a), b.cast<Tensor>());
-    }
-    return ops::pow(a.cast<Tensor>(), operand_or_throw(b));
-  }, "input"_a, "exponent"_a);
+  m.def(
+      "add",
+      [](const Tensor& a, py::handle b, double alpha) {
+        return ops::add(a, operand_or_throw(b), alpha);
+      },
+      "input"_a,
+      "other"_a,
+      py::kw_only(),
+      "alpha"_a = 1);
+  m.def(
+      "sub",
+      [](const Tensor& a, py::handle b, double alpha) {
+        return ops::sub(a, operand_or_throw(b), alpha);
+      },
+      "input"_a,
+      "other"_a,
+      py::kw_only(),
+      "alpha"_a = 1);
+  m.def(
+      "mul",
+      [](const Tensor& a, py::handle b) {
+        return ops::mul(a, operand_or_throw(b));
+      },
+      "input"_a,
+      "other"_a);
+  m.def(
+      "div",
+      [](const Tensor& a, py::handle b) {
+        return ops::div(a, operand_or_throw(b));
+      },
+      "input"_a,
+      "other"_a);
+  m.def(
+      "pow",
+      [](py::handle a, py::handle b) -> Tensor {
+        if (!is_tensor(a)) {
+          return ops::pow(py::cast<double>(a), b.cast<Tensor>());
+        }
+        return ops::pow(a.cast<Tensor>(), operand_or_throw(b));
+      },
+      "input"_a,
+      "exponent"_a);
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
   m.def("neg", &ops::neg, "input"_a);
@@ -465,31 +671,81 @@ void bind_ops(py::module_& m) {
   m.def("relu", &ops::relu, "input"_a);
   m.def("abs", &ops::abs, "input"_a);
   m.def("sqrt", &ops::sqrt, "input"_a);
-  m.def("clamp", [](const Tensor& a, py::handle min, py::handle max) {
-    return ops::clamp(a, optional_double(min), optional_double(max));
-  }, "input"_a, "min"_a = py::none(), "max"_a = py::none());
-  m.def("where", [](const Tensor& cond, py::handle a, py::handle b) {
-    return ops::where(cond, operand_or_throw(a), operand_or_throw(b));
-  }, "condition"_a, "input"_a, "other"_a);
-  m.def("sum", &sum_impl, "input"_a, "dim"_a = py::none(), "keepdim"_a = false, py::kw_only(), "dtype"_a = py::none());
-  m.def("mean", &mean_impl, "input"_a, "dim"_a = py::none(), "keepdim"_a = false);
-  m.def("max", [](const Tensor& a, py::handle dim, bool keepdim) { return max_impl(a, dim, keepdim, true); },
-        "input"_a, "dim"_a = py::none(), "keepdim"_a = false);
-  m.def("min", [](const Tensor& a, py::handle dim, bool keepdim) { return max_impl(a, dim, keepdim, false); },
-        "input"_a, "dim"_a = py::none(), "keepdim"_a = false);
+  m.def(
+      "clamp",
+      [](const Tensor& a, py::handle min, py::handle max) {
+        return ops::clamp(a, optional_double(min), optional_double(max));
+      },
+      "input"_a,
+      "min"_a = py::none(),
+      "max"_a = py::none());
+  m.def(
+      "where",
+      [](const Tensor& cond, py::handle a, py::handle b) {
+        return ops::where(cond, operand_or_throw(a), operand_or_throw(b));
+      },
+      "condition"_a,
+      "input"_a,
+      "other"_a);
+  m.def(
+      "sum",
+      &sum_impl,
+      "input"_a,
+      "dim"_a = py::none(),
+      "keepdim"_a = false,
+      py::kw_only(),
+      "dtype"_a = py::none());
+  m.def(
+      "mean", &mean_impl, "input"_a, "dim"_a = py::none(), "keepdim"_a = false);
+  m.def(
+      "max",
+      [](const Tensor& a, py::handle dim, bool keepdim) {
+        return max_impl(a, dim, keepdim, true);
+      },
+      "input"_a,
+      "dim"_a = py::none(),
+      "keepdim"_a = false);
+  m.def(
+      "min",
+      [](const Tensor& a, py::handle dim, bool keepdim) {
+        return max_impl(a, dim, keepdim, false);
+      },
+      "input"_a,
+      "dim"_a = py::none(),
+      "keepdim"_a = false);
   m.def("softmax", &ops::softmax, "input"_a, "dim"_a);
   m.def("log_softmax", &ops::log_softmax, "input"_a, "dim"_a);
-  m.def("reshape", [](const Tensor& a, const Shape& shape) { return ops::reshape(a, shape); }, "input"_a, "shape"_a);
+  m.def(
+      "reshape",
+      [](const Tensor& a, const Shape& shape) {
+        return ops::reshape(a, shape);
+      },
+      "input"_a,
+      "shape"_a);
   m.def("t", &ops::t, "input"_a);
   m.def("transpose", &ops::transpose, "input"_a, "dim0"_a, "dim1"_a);
-  m.def("permute", [](const Tensor& a, const Shape& dims) { return ops::permute(a, dims); }, "input"_a, "dims"_a);
+  m.def(
+      "permute",
+      [](const Tensor& a, const Shape& dims) { return ops::permute(a, dims); },
+      "input"_a,
+      "dims"_a);
   m.def("squeeze", &squeeze_impl, "input"_a, "dim"_a = py::none());
   m.def("unsqueeze", &ops::unsqueeze, "input"_a, "dim"_a);
   m.def("clone", &ops::clone, "input"_a);
-  m.def("cat", [](py::handle tensors, int64_t dim) { return ops::cat(tensor_list(tensors), dim); },
-        "tensors"_a, "dim"_a = 0);
-  m.def("stack", [](py::handle tensors, int64_t dim) { return ops::stack(tensor_list(tensors), dim); },
-        "tensors"_a, "dim"_a = 0);
+  m.def(
+      "cat",
+      [](py::handle tensors, int64_t dim) {
+        return ops::cat(tensor_list(tensors), dim);
+      },
+      "tensors"_a,
+      "dim"_a = 0);
+  m.def(
+      "stack",
+      [](py::handle tensors, int64_t dim) {
+        return ops::stack(tensor_list(tensors), dim);
+      },
+      "tensors"_a,
+      "dim"_a = 0);
 }
 
 }  // namespace npgrad::bindings

@@ -64,7 +64,10 @@ py::object run_backward(
     } else if (auto e = as_gradient_edge(out, edge_type)) {
       edge = *e;
     } else {
-      throw Error(detail::str_cat("element ", i, " of tensors tuple is neither a Tensor nor a GradientEdge"));
+      throw Error(detail::str_cat(
+          "element ",
+          i,
+          " of tensors tuple is neither a Tensor nor a GradientEdge"));
     }
     NPGRAD_CHECK(edge.is_valid(), "element ", i, messages::kNoGradFn);
     py::handle g = grad_tensors[i];
@@ -75,11 +78,16 @@ py::object run_backward(
           !out_is_tensor,
           "element ",
           i,
-          " of gradients tuple is None, but the corresponding Tensor requires grad");
+          " of gradients tuple is None, but the corresponding Tensor requires "
+          "grad");
       throw Error(detail::str_cat(
-          "element ", i, " of gradients tuple is None, but the corresponding output is a GradientEdge.This is not supported."));
+          "element ",
+          i,
+          " of gradients tuple is None, but the corresponding output is a "
+          "GradientEdge.This is not supported."));
     } else {
-      throw Error(detail::str_cat("element ", i, " of gradients tuple is not a Tensor or None"));
+      throw Error(detail::str_cat(
+          "element ", i, " of gradients tuple is not a Tensor or None"));
     }
     roots.push_back(std::move(edge));
   }
@@ -107,12 +115,19 @@ py::object run_backward(
     } else if (auto e = as_gradient_edge(in, edge_type)) {
       output_edges.push_back(*e);
     } else {
-      throw TypeError("all inputs have to be Tensors or GradientEdges, but got " + type_name(in));
+      throw TypeError(
+          "all inputs have to be Tensors or GradientEdges, but got " +
+          type_name(in));
     }
   }
 
   variable_list results = autograd::Engine::execute(
-      roots, std::move(grads), keep_graph, create_graph, accumulate_grad, output_edges);
+      roots,
+      std::move(grads),
+      keep_graph,
+      create_graph,
+      accumulate_grad,
+      output_edges);
   if (accumulate_grad) {
     return py::none();
   }
@@ -131,9 +146,17 @@ py::object run_backward(
 }  // namespace
 
 void bind_engine(py::module_& m) {
-  m.def("_run_backward", &run_backward, py::arg("tensors"), py::arg("grad_tensors"),
-        py::arg("keep_graph"), py::arg("create_graph"), py::arg("inputs"),
-        py::arg("allow_unreachable"), py::arg("accumulate_grad"), py::arg("edge_type") = py::none());
+  m.def(
+      "_run_backward",
+      &run_backward,
+      py::arg("tensors"),
+      py::arg("grad_tensors"),
+      py::arg("keep_graph"),
+      py::arg("create_graph"),
+      py::arg("inputs"),
+      py::arg("allow_unreachable"),
+      py::arg("accumulate_grad"),
+      py::arg("edge_type") = py::none());
   m.def("_queue_callback", [](py::function cb) {
     autograd::Engine::queue_callback([cb]() { cb(); });
   });

@@ -25,10 +25,12 @@ PyTypeObject* tensor_type = nullptr;
 const char* kNumpyNames[] = {"bool", "int64", "float32", "float64"};
 
 py::object array_of(const Tensor& t) {
-  return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t.impl()->array.get()));
+  return py::reinterpret_borrow<py::object>(
+      static_cast<PyObject*>(t.impl()->array.get()));
 }
 
-const char* kGradTypeNames[] = {"torch.bool", "torch.int64", "torch.float32", "torch.float64"};
+const char* kGradTypeNames[] = {
+    "torch.bool", "torch.int64", "torch.float32", "torch.float64"};
 
 void set_grad(const Tensor& self, py::handle value) {
   autograd::AutogradMeta& meta = autograd::materialize_autograd_meta(self);
@@ -61,7 +63,8 @@ void set_grad(const Tensor& self, py::handle value) {
 
 py::object get_grad(const Tensor& self) {
   autograd::AutogradMeta* meta = autograd::get_autograd_meta(self);
-  if (meta != nullptr && meta->grad_fn && !meta->retains_grad && !meta->grad.defined()) {
+  if (meta != nullptr && meta->grad_fn && !meta->retains_grad &&
+      !meta->grad.defined()) {
     PyErr_WarnEx(
         PyExc_UserWarning,
         "The .grad attribute of a Tensor that is not a leaf Tensor is being "
@@ -104,7 +107,9 @@ void set_data(const Tensor& self, const Tensor& other) {
 
 }  // namespace
 
-py::object dtype_object(ScalarType t) { return dtype_objects[static_cast<int>(t)]; }
+py::object dtype_object(ScalarType t) {
+  return dtype_objects[static_cast<int>(t)];
+}
 
 ScalarType dtype_from_object(py::handle obj) {
   NPGRAD_CHECK_TYPE(
@@ -126,17 +131,25 @@ Tensor as_operand(py::handle obj) {
     return ops::wrapped_scalar(obj.ptr() == Py_True ? 1 : 0, ScalarType::Bool);
   }
   if (PyLong_Check(obj.ptr())) {
-    return ops::wrapped_scalar(static_cast<double>(PyLong_AsLongLong(obj.ptr())), ScalarType::Int64);
+    return ops::wrapped_scalar(
+        static_cast<double>(PyLong_AsLongLong(obj.ptr())), ScalarType::Int64);
   }
   if (PyFloat_Check(obj.ptr())) {
-    return ops::wrapped_scalar(PyFloat_AS_DOUBLE(obj.ptr()), ScalarType::Float64);
+    return ops::wrapped_scalar(
+        PyFloat_AS_DOUBLE(obj.ptr()), ScalarType::Float64);
   }
   // NumPy scalars and other numbers.
-  if (py::hasattr(obj, "dtype") && py::hasattr(obj, "item") && !py::hasattr(obj, "shape")) {
+  if (py::hasattr(obj, "dtype") && py::hasattr(obj, "item") &&
+      !py::hasattr(obj, "shape")) {
     return as_operand(obj.attr("item")());
   }
-  if (PyObject_HasAttrString(obj.ptr(), "__array_priority__") == 0 && PyIndex_Check(obj.ptr())) {
-    return ops::wrapped_scalar(static_cast<double>(py::reinterpret_borrow<py::int_>(PyNumber_Index(obj.ptr())).cast<long long>()), ScalarType::Int64);
+  if (PyObject_HasAttrString(obj.ptr(), "__array_priority__") == 0 &&
+      PyIndex_Check(obj.ptr())) {
+    return ops::wrapped_scalar(
+        static_cast<double>(
+            py::reinterpret_borrow<py::int_>(PyNumber_Index(obj.ptr()))
+                .cast<long long>()),
+        ScalarType::Int64);
   }
   return Tensor();
 }
@@ -144,12 +157,19 @@ Tensor as_operand(py::handle obj) {
 void bind_tensor(py::module_& m) {
   py::class_<DType>(m, "dtype")
       .def("__repr__", [](const DType& d) { return dtype_name(d.type); })
-      .def_property_readonly("is_floating_point", [](const DType& d) { return is_floating(d.type); })
-      .def_property_readonly("itemsize", [](const DType& d) { return element_size(d.type); })
-      .def_property_readonly("_numpy_name", [](const DType& d) { return kNumpyNames[static_cast<int>(d.type)]; })
+      .def_property_readonly(
+          "is_floating_point",
+          [](const DType& d) { return is_floating(d.type); })
+      .def_property_readonly(
+          "itemsize", [](const DType& d) { return element_size(d.type); })
+      .def_property_readonly(
+          "_numpy_name",
+          [](const DType& d) { return kNumpyNames[static_cast<int>(d.type)]; })
       .def("__reduce__", [](const DType& d) {
-        return py::make_tuple(py::module_::import("builtins").attr("getattr"),
-                              py::make_tuple(py::module_::import("npgrad"), dtype_name(d.type).substr(6)));
+        return py::make_tuple(
+            py::module_::import("builtins").attr("getattr"),
+            py::make_tuple(
+                py::module_::import("npgrad"), dtype_name(d.type).substr(6)));
       });
   const char* names[] = {"bool", "int64", "float32", "float64"};
   for (int i = 0; i < 4; ++i) {
@@ -157,76 +177,119 @@ void bind_tensor(py::module_& m) {
     m.attr(names[i]) = dtype_objects[i];
   }
 
-  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(m, "Tensor", py::dynamic_attr());
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(
+      m, "Tensor", py::dynamic_attr());
   tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
 
-  cls.def_static("_from_numpy", [](py::handle arr) {
-       NPGRAD_CHECK_TYPE(
-           py::isinstance<py::array>(arr),
-           "expected np.ndarray (got ",
-           py::str(py::type::handle_of(arr).attr("__name__")).cast<std::string>(),
-           ")");
-       return kernels::from_array(arr.ptr());
-     })
-      .def("numpy", [](const Tensor& self, bool force) {
-        if (!force) {
-          NPGRAD_CHECK(!autograd::requires_grad(self), messages::kNumpyRequiresGrad);
-        }
-        return array_of(self).attr("view")();
-      }, py::arg("force") = false)
-      .def_property_readonly("_array", [](const Tensor& self) { return array_of(self).attr("view")(); })
-      .def_property_readonly("_shape", [](const Tensor& self) {
-        return py::tuple(py::cast(self.sizes()));
-      })
-      .def_property_readonly("dtype", [](const Tensor& self) { return dtype_object(self.dtype()); })
+  cls.def_static(
+         "_from_numpy",
+         [](py::handle arr) {
+           NPGRAD_CHECK_TYPE(
+               py::isinstance<py::array>(arr),
+               "expected np.ndarray (got ",
+               py::str(py::type::handle_of(arr).attr("__name__"))
+                   .cast<std::string>(),
+               ")");
+           return kernels::from_array(arr.ptr());
+         })
+      .def(
+          "numpy",
+          [](const Tensor& self, bool force) {
+            if (!force) {
+              NPGRAD_CHECK(
+                  !autograd::requires_grad(self), messages::kNumpyRequiresGrad);
+            }
+            return array_of(self).attr("view")();
+          },
+          py::arg("force") = false)
+      .def_property_readonly(
+          "_array",
+          [](const Tensor& self) { return array_of(self).attr("view")(); })
+      .def_property_readonly(
+          "_shape",
+          [](const Tensor& self) { return py::tuple(py::cast(self.sizes())); })
+      .def_property_readonly(
+          "dtype",
+          [](const Tensor& self) { return dtype_object(self.dtype()); })
       .def("dim", [](const Tensor& self) { return self.dim(); })
-      .def_property_readonly("ndim", [](const Tensor& self) { return self.dim(); })
+      .def_property_readonly(
+          "ndim", [](const Tensor& self) { return self.dim(); })
       .def("numel", [](const Tensor& self) { return self.numel(); })
       .def("nelement", [](const Tensor& self) { return self.numel(); })
-      .def("element_size", [](const Tensor& self) { return element_size(self.dtype()); })
-      .def("is_floating_point", [](const Tensor& self) { return is_floating(self.dtype()); })
-      .def("is_contiguous", [](const Tensor& self) { return self.is_contiguous(); })
-      .def("stride", [](const Tensor& self, py::object dim) -> py::object {
-        if (dim.is_none()) {
-          return py::tuple(py::cast(self.strides()));
-        }
-        return py::int_(self.strides()[maybe_wrap_dim(dim.cast<int64_t>(), self.dim())]);
-      }, py::arg("dim") = py::none())
-      .def("item", [](const Tensor& self) -> py::object {
-        double v = kernels::item(self);
-        switch (self.dtype()) {
-          case ScalarType::Bool:
-            return py::bool_(v != 0);
-          case ScalarType::Int64:
-            return py::int_(*static_cast<const int64_t*>(self.data_ptr()));
-          default:
-            return py::float_(v);
-        }
-      })
-      .def("__len__", [](const Tensor& self) {
-        NPGRAD_CHECK_TYPE(self.dim() > 0, "len() of a 0-d tensor");
-        return self.sizes()[0];
-      })
-      .def("__hash__", [](py::handle self) { return reinterpret_cast<intptr_t>(self.ptr()); })
-      .def("data_ptr", [](const Tensor& self) { return reinterpret_cast<uintptr_t>(self.data_ptr()); })
-      .def_property_readonly("_version", [](const Tensor& self) { return self.version(); })
-      .def_property_readonly("_base", [](const Tensor& self) -> py::object {
-        return self.is_view() ? py::cast(self.base()) : py::none();
-      })
+      .def(
+          "element_size",
+          [](const Tensor& self) { return element_size(self.dtype()); })
+      .def(
+          "is_floating_point",
+          [](const Tensor& self) { return is_floating(self.dtype()); })
+      .def(
+          "is_contiguous",
+          [](const Tensor& self) { return self.is_contiguous(); })
+      .def(
+          "stride",
+          [](const Tensor& self, py::object dim) -> py::object {
+            if (dim.is_none()) {
+              return py::tuple(py::cast(self.strides()));
+            }
+            return py::int_(self.strides()[maybe_wrap_dim(
+                dim.cast<int64_t>(), self.dim())]);
+          },
+          py::arg("dim") = py::none())
+      .def(
+          "item",
+          [](const Tensor& self) -> py::object {
+            double v = kernels::item(self);
+            switch (self.dtype()) {
+              case ScalarType::Bool:
+                return py::bool_(v != 0);
+              case ScalarType::Int64:
+                return py::int_(*static_cast<const int64_t*>(self.data_ptr()));
+              default:
+                return py::float_(v);
+            }
+          })
+      .def(
+          "__len__",
+          [](const Tensor& self) {
+            NPGRAD_CHECK_TYPE(self.dim() > 0, "len() of a 0-d tensor");
+            return self.sizes()[0];
+          })
+      .def(
+          "__hash__",
+          [](py::handle self) {
+            return reinterpret_cast<intptr_t>(self.ptr());
+          })
+      .def(
+          "data_ptr",
+          [](const Tensor& self) {
+            return reinterpret_cast<uintptr_t>(self.data_ptr());
+          })
+      .def_property_readonly(
+          "_version", [](const Tensor& self) { return self.version(); })
+      .def_property_readonly(
+          "_base",
+          [](const Tensor& self) -> py::object {
+            return self.is_view() ? py::cast(self.base()) : py::none();
+          })
       .def("_is_view", [](const Tensor& self) { return self.is_view(); })
       // ---- autograd attributes ----
       .def_property(
           "requires_grad",
           [](const Tensor& self) { return autograd::requires_grad(self); },
-          [](const Tensor& self, bool v) { autograd::set_requires_grad(self, v); })
-      .def("requires_grad_", [](py::object self, bool v) {
-        Tensor t = self.cast<Tensor>();
-        NPGRAD_CHECK(
-            !v || is_floating(t.dtype()) || !autograd::is_leaf(t),
-            "only Tensors of floating point dtype can require gradients");
-        autograd::set_requires_grad(t, v);
-        return self;
-      }, py::arg("requires_grad") = true)
+          [](const Tensor& self, bool v) {
+            autograd::set_requires_grad(self, v);
+          })
+      .def(
+          "requires_grad_",
+          [](py::object self, bool v) {
+            Tensor t = self.cast<Tensor>();
+            NPGRAD_CHECK(
+                !v || is_floating(t.dtype()) || !autograd::is_leaf(t),
+                "only Tensors of floating point dtype can require gradients");
+            autograd::set_requires_grad(t, v);
+            return self;
+          },
+          py::arg("requires_grad") = true)
       .def_property("grad", &get_grad, &set_grad)
       .def_property(
           "grad_fn",
@@ -238,36 +301,49 @@ void bind_tensor(py::module_& m) {
               meta->output_nr = 0;
             }
           })
-      .def_property_readonly("is_leaf", [](const Tensor& self) { return autograd::is_leaf(self); })
-      .def_property_readonly("output_nr", [](const Tensor& self) { return autograd::output_nr(self); })
-      .def_property_readonly("retains_grad", [](const Tensor& self) {
-        auto* meta = autograd::get_autograd_meta(self);
-        return meta != nullptr && meta->retains_grad && meta->grad_fn != nullptr;
-      })
-      .def("retain_grad", [](const Tensor& self) { autograd::retain_grad(self); })
+      .def_property_readonly(
+          "is_leaf", [](const Tensor& self) { return autograd::is_leaf(self); })
+      .def_property_readonly(
+          "output_nr",
+          [](const Tensor& self) { return autograd::output_nr(self); })
+      .def_property_readonly(
+          "retains_grad",
+          [](const Tensor& self) {
+            auto* meta = autograd::get_autograd_meta(self);
+            return meta != nullptr && meta->retains_grad &&
+                   meta->grad_fn != nullptr;
+          })
+      .def(
+          "retain_grad",
+          [](const Tensor& self) { autograd::retain_grad(self); })
       .def("detach", [](const Tensor& self) { return autograd::detach(self); })
-      .def("detach_", [](py::object self) {
-        Tensor t = self.cast<Tensor>();
-        NPGRAD_CHECK(
-            !t.is_view(),
-            "Can't detach views in-place. Use detach() instead. If you are "
-            "using DistributedDataParallel (DDP) for training, and "
-            "gradient_as_bucket_view is set as True, gradients are views of "
-            "DDP buckets, and hence detach_() cannot be called on these "
-            "gradients. To fix this error, please refer to the "
-            "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
-            "the solution.");
-        if (auto* meta = autograd::get_autograd_meta(t)) {
-          meta->grad_fn.reset();
-          meta->output_nr = 0;
-          meta->requires_grad = false;
-        }
-        return self;
-      })
+      .def(
+          "detach_",
+          [](py::object self) {
+            Tensor t = self.cast<Tensor>();
+            NPGRAD_CHECK(
+                !t.is_view(),
+                "Can't detach views in-place. Use detach() instead. If you are "
+                "using DistributedDataParallel (DDP) for training, and "
+                "gradient_as_bucket_view is set as True, gradients are views "
+                "of "
+                "DDP buckets, and hence detach_() cannot be called on these "
+                "gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as "
+                "the solution.");
+            if (auto* meta = autograd::get_autograd_meta(t)) {
+              meta->grad_fn.reset();
+              meta->output_nr = 0;
+              meta->requires_grad = false;
+            }
+            return self;
+          })
       .def_property(
           "data",
           [](const Tensor& self) { return variable_data(self); },
-          [](const Tensor& self, const Tensor& other) { set_data(self, other); });
+          [](const Tensor& self, const Tensor& other) {
+            set_data(self, other);
+          });
 }
 
 }  // namespace npgrad::bindings

@@ -65,6 +65,13 @@ from ._C import dtype  # noqa: F401
 from ._size import Size
 from ._tensor_str import tensor_repr as _tensor_repr
 
+try:
+    from importlib.metadata import version as _version
+
+    __version__ = _version("npgrad")
+except Exception:  # running from a source tree without installing
+    __version__ = "0.1.0"
+
 float = float32  # noqa: A001
 double = float64
 long = int64

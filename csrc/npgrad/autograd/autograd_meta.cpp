@@ -55,7 +55,8 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
     return nullptr;
   }
   NPGRAD_INTERNAL_ASSERT(
-      !m->grad_fn, "grad_accumulator() should be only called on leaf Variables");
+      !m->grad_fn,
+      "grad_accumulator() should be only called on leaf Variables");
   std::lock_guard<std::mutex> lock(m->mutex);
   if (auto acc = m->grad_accumulator.lock()) {
     return acc;
@@ -80,9 +81,7 @@ void set_requires_grad(const Tensor& t, bool value) {
         "require differentiation use var_no_grad = var.detach().");
     return;
   }
-  NPGRAD_CHECK(
-      !value || is_floating(t.dtype()),
-      messages::kRequiresGradFloat);
+  NPGRAD_CHECK(!value || is_floating(t.dtype()), messages::kRequiresGradFloat);
   if (m == nullptr && !value) {
     return;
   }
@@ -100,7 +99,8 @@ namespace {
 // the gradient itself. Holds the tensor weakly: the graph must not keep it.
 class RetainGradHook final : public FunctionPreHook {
  public:
-  RetainGradHook(const Tensor& t, uint32_t idx) : tensor_(t.impl_ptr()), idx_(idx) {}
+  RetainGradHook(const Tensor& t, uint32_t idx)
+      : tensor_(t.impl_ptr()), idx_(idx) {}
   variable_list operator()(const variable_list& grads) override {
     auto impl = tensor_.lock();
     const Tensor& g = grads[idx_];

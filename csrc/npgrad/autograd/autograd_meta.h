@@ -45,7 +45,9 @@ AutogradMeta& materialize_autograd_meta(const Tensor& t);
 
 bool requires_grad(const Tensor& t);
 const std::shared_ptr<Node>& grad_fn(const Tensor& t);
-inline bool is_leaf(const Tensor& t) { return grad_fn(t) == nullptr; }
+inline bool is_leaf(const Tensor& t) {
+  return grad_fn(t) == nullptr;
+}
 uint32_t output_nr(const Tensor& t);
 /// The edge a consumer stores for input t (§1.2 of REFERENCE.md).
 Edge gradient_edge(const Tensor& t);

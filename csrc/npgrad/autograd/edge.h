@@ -12,7 +12,8 @@ class Node;
 
 struct Edge {
   Edge() = default;
-  Edge(std::shared_ptr<Node> fn, uint32_t nr) : function(std::move(fn)), input_nr(nr) {}
+  Edge(std::shared_ptr<Node> fn, uint32_t nr)
+      : function(std::move(fn)), input_nr(nr) {}
   bool is_valid() const { return function != nullptr; }
 
   std::shared_ptr<Node> function;

@@ -161,8 +161,8 @@ variable_list call_function(GraphTask& task, Node& fn, variable_list inputs) {
     fn.will_release_variables();
   }
   bool has_post_hooks = !fn.post_hooks().empty();
-  variable_list outputs =
-      has_post_hooks ? fn.apply(variable_list(inputs)) : fn.apply(std::move(inputs));
+  variable_list outputs = has_post_hooks ? fn.apply(variable_list(inputs))
+                                         : fn.apply(std::move(inputs));
   validate_outputs(
       fn.next_edges(), outputs, "Function " + fn.name() + " returned an ");
   if (has_post_hooks) {
@@ -174,7 +174,10 @@ variable_list call_function(GraphTask& task, Node& fn, variable_list inputs) {
 }
 
 void evaluate_function(
-    GraphTask& task, const std::shared_ptr<Node>& fn_ptr, InputBuffer&& buffer, ReadyQueue& queue) {
+    GraphTask& task,
+    const std::shared_ptr<Node>& fn_ptr,
+    InputBuffer&& buffer,
+    ReadyQueue& queue) {
   Node& fn = *fn_ptr;
   variable_list inputs = buffer.release();
   if (!task.exec_info.empty()) {
@@ -182,7 +185,8 @@ void evaluate_function(
     if (!info.captures.empty()) {
       // Captured before the tensor hooks when the node also runs; after them
       // when it does not (its hooks run here, instead of in call_function).
-      variable_list hooked = info.needed ? variable_list() : call_tensor_pre_hooks(fn, inputs);
+      variable_list hooked =
+          info.needed ? variable_list() : call_tensor_pre_hooks(fn, inputs);
       const variable_list& source = info.needed ? inputs : hooked;
       for (const auto& cap : info.captures) {
         task.captured_vars[cap.output_idx] = source[cap.input_nr];
@@ -207,7 +211,10 @@ void evaluate_function(
     Node* next = edge.function.get();
     bool is_ready = false;
     auto dep = task.dependencies.find(next);
-    NPGRAD_CHECK(dep != task.dependencies.end(), "dependency not found for ", next->name());
+    NPGRAD_CHECK(
+        dep != task.dependencies.end(),
+        "dependency not found for ",
+        next->name());
     if (--dep->second == 0) {
       task.dependencies.erase(dep);
       is_ready = true;
@@ -236,8 +243,12 @@ void evaluate_function(
 
 }  // namespace
 
-GraphTask* current_graph_task() { return tl_current_task; }
-Node* current_node() { return tl_current_node; }
+GraphTask* current_graph_task() {
+  return tl_current_task;
+}
+Node* current_node() {
+  return tl_current_node;
+}
 
 bool task_should_execute(Node* fn) {
   GraphTask* task = tl_current_task;
@@ -247,7 +258,8 @@ bool task_should_execute(Node* fn) {
   return node_should_execute(*task, fn);
 }
 
-void validate_outputs(const edge_list& edges, variable_list& grads, const std::string& prefix) {
+void validate_outputs(
+    const edge_list& edges, variable_list& grads, const std::string& prefix) {
   NPGRAD_CHECK(
       grads.size() == edges.size(),
       prefix,
@@ -336,7 +348,9 @@ variable_list Engine::execute(
     evaluate_function(*task, next.fn, std::move(next.inputs), queue);
   }
 
-  NPGRAD_CHECK(task->not_ready.empty(), "could not compute gradients for some functions");
+  NPGRAD_CHECK(
+      task->not_ready.empty(),
+      "could not compute gradients for some functions");
   TaskStateGuard state(task.get(), nullptr);
   // Callbacks may queue more callbacks; they run in the same pass.
   for (std::size_t i = 0; i < task->final_callbacks.size(); ++i) {
@@ -348,7 +362,9 @@ variable_list Engine::execute(
 
 void Engine::queue_callback(std::function<void()> callback) {
   GraphTask* task = tl_current_task;
-  NPGRAD_CHECK(task != nullptr, "Final callbacks can only be installed during backward pass.");
+  NPGRAD_CHECK(
+      task != nullptr,
+      "Final callbacks can only be installed during backward pass.");
   std::lock_guard<std::mutex> lock(task->mutex);
   task->final_callbacks.push_back(std::move(callback));
 }

@@ -30,6 +30,7 @@ struct Engine {
 /// torch's validate_outputs: count, shape (reducing broadcast gradients) and
 /// dtype of grads against the metadata of the nodes they flow into.
 /// `prefix` names the producer ("Function X returned an ") or is empty.
-void validate_outputs(const edge_list& edges, variable_list& grads, const std::string& prefix);
+void validate_outputs(
+    const edge_list& edges, variable_list& grads, const std::string& prefix);
 
 }  // namespace npgrad::autograd

@@ -34,7 +34,8 @@ edge_list collect_next_edges(std::initializer_list<const Tensor*> inputs) {
   edge_list edges;
   edges.reserve(inputs.size());
   for (const Tensor* t : inputs) {
-    edges.push_back(t->defined() && requires_grad(*t) ? gradient_edge(*t) : Edge());
+    edges.push_back(
+        t->defined() && requires_grad(*t) ? gradient_edge(*t) : Edge());
   }
   return edges;
 }
@@ -43,7 +44,8 @@ edge_list collect_next_edges(const std::vector<Tensor>& inputs) {
   edge_list edges;
   edges.reserve(inputs.size());
   for (const Tensor& t : inputs) {
-    edges.push_back(t.defined() && requires_grad(t) ? gradient_edge(t) : Edge());
+    edges.push_back(
+        t.defined() && requires_grad(t) ? gradient_edge(t) : Edge());
   }
   return edges;
 }

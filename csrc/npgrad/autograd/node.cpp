@@ -12,9 +12,15 @@ thread_local uint64_t sequence_counter = 0;
 std::atomic<int64_t> live_nodes{0};
 }  // namespace
 
-uint64_t next_sequence_nr() { return sequence_counter++; }
-uint64_t peek_sequence_nr() { return sequence_counter; }
-int64_t live_node_count() { return live_nodes.load(); }
+uint64_t next_sequence_nr() {
+  return sequence_counter++;
+}
+uint64_t peek_sequence_nr() {
+  return sequence_counter;
+}
+int64_t live_node_count() {
+  return live_nodes.load();
+}
 
 Node::Node(uint64_t sequence_nr, edge_list next_edges)
     : sequence_nr_(sequence_nr) {
@@ -22,7 +28,9 @@ Node::Node(uint64_t sequence_nr, edge_list next_edges)
   set_next_edges(std::move(next_edges));
 }
 
-Node::~Node() { live_nodes.fetch_sub(1, std::memory_order_relaxed); }
+Node::~Node() {
+  live_nodes.fetch_sub(1, std::memory_order_relaxed);
+}
 
 void Node::update_topological_nr(const Edge& edge) {
   if (!edge.is_valid()) {

@@ -29,7 +29,8 @@ uint64_t peek_sequence_nr();
 struct SavedAttributeVisitor {
   virtual ~SavedAttributeVisitor() = default;
   virtual void tensor(const char* name, const SavedVariable& v) = 0;
-  virtual void tensor_list(const char* name, const std::vector<SavedVariable>& v) = 0;
+  virtual void tensor_list(
+      const char* name, const std::vector<SavedVariable>& v) = 0;
   virtual void integer(const char* name, int64_t v) = 0;
   virtual void real(const char* name, double v) = 0;
   virtual void boolean(const char* name, bool v) = 0;
@@ -70,8 +71,12 @@ class Node : public std::enable_shared_from_this<Node> {
   uint32_t add_input_metadata(const Tensor& t);
   uint32_t add_input_metadata_undefined();
   std::size_t num_inputs() const { return input_metadata_.size(); }
-  const InputMetadata& input_metadata(std::size_t i) const { return input_metadata_[i]; }
-  InputMetadata& mutable_input_metadata(std::size_t i) { return input_metadata_[i]; }
+  const InputMetadata& input_metadata(std::size_t i) const {
+    return input_metadata_[i];
+  }
+  InputMetadata& mutable_input_metadata(std::size_t i) {
+    return input_metadata_[i];
+  }
 
   // ---- Numbers ----
   uint64_t sequence_nr() const { return sequence_nr_; }
@@ -85,7 +90,9 @@ class Node : public std::enable_shared_from_this<Node> {
 
   /// True when gradient i can flow anywhere (its edge is valid); used at
   /// forward time to decide what to save.
-  bool should_compute_output(std::size_t i) const { return next_edges_[i].is_valid(); }
+  bool should_compute_output(std::size_t i) const {
+    return next_edges_[i].is_valid();
+  }
   /// True when gradient i is needed by the running backward pass (edge valid
   /// and, when the pass is pruned by `inputs=`, its node will execute).
   bool task_should_compute_output(std::size_t i) const;
@@ -96,10 +103,18 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual void visit_saved(SavedAttributeVisitor&) {}
 
   // ---- Hooks ---- (see Note [Hooks ordering] in engine.cpp)
-  std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() { return pre_hooks_; }
-  std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() { return post_hooks_; }
-  virtual std::vector<std::shared_ptr<FunctionPreHook>>& tensor_pre_hooks() { return tensor_pre_hooks_; }
-  std::map<uint32_t, std::shared_ptr<FunctionPreHook>>& retains_grad_hooks() { return retains_grad_hooks_; }
+  std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() {
+    return pre_hooks_;
+  }
+  std::vector<std::unique_ptr<FunctionPostHook>>& post_hooks() {
+    return post_hooks_;
+  }
+  virtual std::vector<std::shared_ptr<FunctionPreHook>>& tensor_pre_hooks() {
+    return tensor_pre_hooks_;
+  }
+  std::map<uint32_t, std::shared_ptr<FunctionPreHook>>& retains_grad_hooks() {
+    return retains_grad_hooks_;
+  }
 
   /// The binding layer's per-node state (guarded by the GIL).
   std::unique_ptr<NodePyState> py_state;

@@ -16,7 +16,8 @@ struct FunctionPreHook {
 /// A node post-hook: sees (grad_inputs = node results, grad_outputs = inputs).
 struct FunctionPostHook {
   virtual ~FunctionPostHook() = default;
-  virtual variable_list operator()(const variable_list& outputs, const variable_list& inputs) = 0;
+  virtual variable_list operator()(
+      const variable_list& outputs, const variable_list& inputs) = 0;
 };
 
 /// Runs after AccumulateGrad has written a leaf's .grad.

@@ -124,7 +124,9 @@ int npy_type(ScalarType t) {
 PyArrayObject* arr(const Tensor& t) {
   return reinterpret_cast<PyArrayObject*>(t.impl()->array.get());
 }
-PyObject* obj(const Tensor& t) { return static_cast<PyObject*>(t.impl()->array.get()); }
+PyObject* obj(const Tensor& t) {
+  return static_cast<PyObject*>(t.impl()->array.get());
+}
 
 // The operand to hand to a ufunc: the array cast to dtype, or for a wrapped
 // number a Python scalar, which NumPy treats as weakly typed like torch.
@@ -143,7 +145,8 @@ PyObject* operand(const Tensor& t, ScalarType dtype) {
     Py_INCREF(obj(t));
     return obj(t);
   }
-  return check(PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
+  return check(
+      PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
 }
 
 PyObject* dims_tuple(const std::vector<int64_t>& dims) {
@@ -186,15 +189,33 @@ void init() {
   auto get = [&](const char* name) {
     return check(PyObject_GetAttrString(numpy.p, name));
   };
-  const char* binary_names[] = {"add", "subtract", "multiply", "true_divide",
-                                "power", "maximum", "minimum", "equal",
-                                "not_equal", "less", "less_equal", "greater",
-                                "greater_equal"};
+  const char* binary_names[] = {
+      "add",
+      "subtract",
+      "multiply",
+      "true_divide",
+      "power",
+      "maximum",
+      "minimum",
+      "equal",
+      "not_equal",
+      "less",
+      "less_equal",
+      "greater",
+      "greater_equal"};
   for (int i = 0; i < 13; ++i) {
     np_.binary[i] = get(binary_names[i]);
   }
-  const char* unary_names[] = {"negative", "exp", "log", "sin", "cos",
-                               "tanh", "sqrt", "absolute", "sign"};
+  const char* unary_names[] = {
+      "negative",
+      "exp",
+      "log",
+      "sin",
+      "cos",
+      "tanh",
+      "sqrt",
+      "absolute",
+      "sign"};
   for (int i = 0; i < 9; ++i) {
     np_.unary[i] = get(unary_names[i]);
   }
@@ -245,7 +266,8 @@ Tensor wrap_array(void* ndarray) {
   PyObject* o = check(static_cast<PyObject*>(ndarray));
   if (!PyArray_Check(o)) {
     // Ufuncs and reductions hand back NumPy scalars for 0-dim results.
-    PyObject* a = PyArray_FromAny(o, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr);
+    PyObject* a =
+        PyArray_FromAny(o, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr);
     Py_DECREF(o);
     o = check(a);
   }
@@ -334,15 +356,18 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
   Ref x(operand(a, compute));
   Ref y(operand(b, compute));
   PyObject* args[2] = {x.p, y.p};
-  return wrap_array(check(PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, nullptr)));
+  return wrap_array(check(
+      PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, nullptr)));
 }
 
-void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
+void binary_out(
+    Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
   ScalarType compute = out.dtype();
   Ref x(operand(a, compute));
   Ref y(operand(b, compute));
   PyObject* args[3] = {x.p, y.p, obj(out)};
-  Py_XDECREF(check(PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, np_.kw_out)));
+  Py_XDECREF(check(PyObject_Vectorcall(
+      np_.binary[static_cast<int>(op)], args, 2, np_.kw_out)));
 }
 
 Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
@@ -352,17 +377,21 @@ Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
     Ref ax(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Abs)], x.p));
     Ref e(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Neg)], ax.p));
     PyObject* exp_args[2] = {e.p, e.p};
-    Py_XDECREF(check(PyObject_Vectorcall(np_.unary[static_cast<int>(Unary::Exp)], exp_args, 1, np_.kw_out)));
+    Py_XDECREF(check(PyObject_Vectorcall(
+        np_.unary[static_cast<int>(Unary::Exp)], exp_args, 1, np_.kw_out)));
     Ref zero(PyLong_FromLong(0));
     Ref one(PyLong_FromLong(1));
     PyObject* ge_args[2] = {x.p, zero.p};
-    Ref nonneg(PyObject_Vectorcall(np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
+    Ref nonneg(PyObject_Vectorcall(
+        np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
     PyObject* where_args[3] = {nonneg.p, one.p, e.p};
     Ref num(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
     PyObject* add_args[3] = {e.p, one.p, e.p};
-    Py_XDECREF(check(PyObject_Vectorcall(np_.binary[0], add_args, 2, np_.kw_out)));
+    Py_XDECREF(
+        check(PyObject_Vectorcall(np_.binary[0], add_args, 2, np_.kw_out)));
     PyObject* div_args[3] = {num.p, e.p, num.p};
-    Py_XDECREF(check(PyObject_Vectorcall(np_.binary[static_cast<int>(Binary::Div)], div_args, 2, np_.kw_out)));
+    Py_XDECREF(check(PyObject_Vectorcall(
+        np_.binary[static_cast<int>(Binary::Div)], div_args, 2, np_.kw_out)));
     Tensor out = wrap_array(num.release());
     if (out.dtype() != compute) {
       out = cast(out, compute);
@@ -370,7 +399,8 @@ Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
     return out;
   }
   PyObject* args[1] = {x.p};
-  return wrap_array(check(PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, nullptr)));
+  return wrap_array(check(
+      PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, nullptr)));
 }
 
 void unary_out(Unary op, const Tensor& a, const Tensor& out) {
@@ -380,14 +410,17 @@ void unary_out(Unary op, const Tensor& a, const Tensor& out) {
   }
   Ref x(operand(a, out.dtype()));
   PyObject* args[2] = {x.p, obj(out)};
-  Py_XDECREF(check(PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, np_.kw_out)));
+  Py_XDECREF(check(PyObject_Vectorcall(
+      np_.unary[static_cast<int>(op)], args, 1, np_.kw_out)));
 }
 
-Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+Tensor clamp(
+    const Tensor& a, std::optional<double> min, std::optional<double> max) {
   Tensor r;
   ScalarType dt = a.dtype();
   auto bound = [&](double v) {
-    return scalar_tensor(v, is_floating(dt) ? ScalarType::Float64 : ScalarType::Int64, true);
+    return scalar_tensor(
+        v, is_floating(dt) ? ScalarType::Float64 : ScalarType::Int64, true);
   };
   r = a;
   if (min) {
@@ -402,16 +435,19 @@ Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> m
   return r;
 }
 
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
+Tensor where(
+    const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
   Ref x(operand(a, dtype));
   Ref y(operand(b, dtype));
   PyObject* args[3] = {obj(cond), x.p, y.p};
-  Tensor out = wrap_array(check(PyObject_Vectorcall(np_.where, args, 3, nullptr)));
+  Tensor out =
+      wrap_array(check(PyObject_Vectorcall(np_.where, args, 3, nullptr)));
   return out.dtype() == dtype ? out : cast(out, dtype);
 }
 
 Tensor cast(const Tensor& a, ScalarType dtype) {
-  PyObject* r = PyArray_NewLikeArray(arr(a), NPY_CORDER, PyArray_DescrFromType(npy_type(dtype)), 0);
+  PyObject* r = PyArray_NewLikeArray(
+      arr(a), NPY_CORDER, PyArray_DescrFromType(npy_type(dtype)), 0);
   Tensor out = wrap_array(check(r));
   if (PyArray_CopyInto(arr(out), arr(a)) < 0) {
     throw_python_error();
@@ -425,30 +461,46 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 void fill(const Tensor& dst, double value) {
-  Ref v(is_floating(dst.dtype()) ? PyFloat_FromDouble(value)
-                                 : PyLong_FromLongLong(static_cast<long long>(value)));
+  Ref v(
+      is_floating(dst.dtype())
+          ? PyFloat_FromDouble(value)
+          : PyLong_FromLongLong(static_cast<long long>(value)));
   if (PyArray_FillWithScalar(arr(dst), v.p) < 0) {
     throw_python_error();
   }
 }
 
-Tensor sum(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, ScalarType dtype) {
+Tensor sum(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype) {
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   Ref dt(dtype_obj(dtype));
   PyObject* args[4] = {obj(a), axes.p, dt.p, keepdim ? Py_True : Py_False};
-  return wrap_array(check(PyObject_Vectorcall(np_.add_reduce, args, 1, np_.kw_axis_dtype_keepdims)));
+  return wrap_array(check(PyObject_Vectorcall(
+      np_.add_reduce, args, 1, np_.kw_axis_dtype_keepdims)));
 }
 
-Tensor amax(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, bool is_max) {
+Tensor amax(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    bool is_max) {
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   PyObject* args[3] = {obj(a), axes.p, keepdim ? Py_True : Py_False};
-  return wrap_array(check(PyObject_Vectorcall(is_max ? np_.max_reduce : np_.min_reduce, args, 1, np_.kw_axis_keepdims)));
+  return wrap_array(check(PyObject_Vectorcall(
+      is_max ? np_.max_reduce : np_.min_reduce,
+      args,
+      1,
+      np_.kw_axis_keepdims)));
 }
 
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
   Ref axis(PyLong_FromLongLong(dim));
   PyObject* args[3] = {obj(a), axis.p, keepdim ? Py_True : Py_False};
-  return wrap_array(check(PyObject_Vectorcall(is_max ? np_.argmax : np_.argmin, args, 1, np_.kw_axis_keepdims)));
+  return wrap_array(check(PyObject_Vectorcall(
+      is_max ? np_.argmax : np_.argmin, args, 1, np_.kw_axis_keepdims)));
 }
 
 Tensor softmax(const Tensor& a, int64_t dim, bool log) {
@@ -480,10 +532,12 @@ Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   Ref axis(PyLong_FromLongLong(dim));
   PyObject* args[2] = {seq.p, axis.p};
-  return wrap_array(check(PyObject_Vectorcall(np_.concatenate, args, 1, np_.kw_axis)));
+  return wrap_array(
+      check(PyObject_Vectorcall(np_.concatenate, args, 1, np_.kw_axis)));
 }
 
-Tensor view_as_strided(const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset) {
+Tensor view_as_strided(
+    const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset) {
   PyArray_Descr* descr = PyArray_DESCR(arr(a));
   Py_INCREF(descr);
   auto itemsize = static_cast<npy_intp>(element_size(a.dtype()));
@@ -495,8 +549,14 @@ Tensor view_as_strided(const Tensor& a, const Shape& sizes, const Shape& strides
   char* data = static_cast<char*>(a.data_ptr()) + offset * itemsize;
   int flags = PyArray_FLAGS(arr(a)) & NPY_ARRAY_WRITEABLE;
   PyObject* v = PyArray_NewFromDescr(
-      &PyArray_Type, descr, static_cast<int>(dims.size()), dims.data(),
-      bstrides.data(), data, flags, nullptr);
+      &PyArray_Type,
+      descr,
+      static_cast<int>(dims.size()),
+      dims.data(),
+      bstrides.data(),
+      data,
+      flags,
+      nullptr);
   check(v);
   Py_INCREF(obj(a));
   if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(v), obj(a)) < 0) {
@@ -511,7 +571,11 @@ Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
   return wrap_array(check(PyObject_GetItem(obj(a), idx.p)));
 }
 
-void index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+void index_put(
+    const Tensor& a,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    bool accumulate) {
   Ref idx(index_tuple(indices));
   Ref v(operand(values, a.dtype()));
   if (accumulate) {

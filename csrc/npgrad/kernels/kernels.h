@@ -60,8 +60,10 @@ void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor unary(Unary op, const Tensor& a, ScalarType compute);
 void unary_out(Unary op, const Tensor& a, const Tensor& out);
 /// clamp with optional bounds (NaN propagates).
-Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max);
-Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype);
+Tensor clamp(
+    const Tensor& a, std::optional<double> min, std::optional<double> max);
+Tensor where(
+    const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype);
 
 /// A copy in dtype (contiguous, C order).
 Tensor cast(const Tensor& a, ScalarType dtype);
@@ -70,9 +72,17 @@ void copy_into(const Tensor& dst, const Tensor& src);
 void fill(const Tensor& dst, double value);
 
 /// Sum over dims (all when empty), in dtype.
-Tensor sum(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, ScalarType dtype);
+Tensor sum(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype);
 /// max/min over dims (all when empty).
-Tensor amax(const Tensor& a, const std::vector<int64_t>& dims, bool keepdim, bool is_max);
+Tensor amax(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    bool is_max);
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max);
 Tensor softmax(const Tensor& a, int64_t dim, bool log);
 
@@ -81,12 +91,17 @@ Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim);
 
 /// A view of a's data with the given geometry; offset in elements from a's
 /// first element. Shares memory; the version counter is the caller's concern.
-Tensor view_as_strided(const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset);
+Tensor view_as_strided(
+    const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset);
 
 /// Advanced indexing: indices[d] undefined means a full slice of dim d.
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
 /// a[indices] = values, or += (accumulating duplicates) when accumulate.
-void index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate);
+void index_put(
+    const Tensor& a,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    bool accumulate);
 
 /// True when t is the only owner of its data: nobody can observe an in-place
 /// write into it (used to steal or accumulate gradients in place).

@@ -33,7 +33,8 @@ ScalarType common_dtype(const std::vector<Tensor>& tensors) {
   return dt;
 }
 
-std::vector<Tensor> cast_all(const std::vector<Tensor>& tensors, ScalarType dt) {
+std::vector<Tensor> cast_all(
+    const std::vector<Tensor>& tensors, ScalarType dt) {
   std::vector<Tensor> out;
   out.reserve(tensors.size());
   for (const auto& t : tensors) {
@@ -44,7 +45,8 @@ std::vector<Tensor> cast_all(const std::vector<Tensor>& tensors, ScalarType dt) 
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  NPGRAD_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  NPGRAD_CHECK(
+      !tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   const Tensor& first = tensors[0];
   NPGRAD_CHECK(
       first.dim() > 0,
@@ -72,7 +74,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
           " in the list.");
     }
   }
-  Tensor out = kernels::concatenate(cast_all(tensors, common_dtype(tensors)), d);
+  Tensor out =
+      kernels::concatenate(cast_all(tensors, common_dtype(tensors)), d);
   if (compute_requires_grad(tensors)) {
     auto node = make_node<CatBackward0>();
     node->set_next_edges(collect_next_edges(tensors));
@@ -106,7 +109,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
     strides.insert(strides.begin() + d, 1);
     expanded.push_back(kernels::view_as_strided(t, sizes, strides, 0));
   }
-  Tensor out = kernels::concatenate(cast_all(expanded, common_dtype(tensors)), d);
+  Tensor out =
+      kernels::concatenate(cast_all(expanded, common_dtype(tensors)), d);
   if (compute_requires_grad(tensors)) {
     auto node = make_node<StackBackward0>();
     node->set_next_edges(collect_next_edges(tensors));
@@ -119,7 +123,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
   for (const auto& idx : indices) {
     NPGRAD_CHECK_INDEX(
-        !idx.defined() || idx.dtype() == ScalarType::Int64 || idx.dtype() == ScalarType::Bool,
+        !idx.defined() || idx.dtype() == ScalarType::Int64 ||
+            idx.dtype() == ScalarType::Bool,
         "tensors used as indices must be long, int, byte or bool tensors");
   }
   Tensor out = kernels::index(a, indices);
@@ -135,7 +140,10 @@ Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
   return out;
 }
 
-Tensor index_backward(const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices) {
+Tensor index_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    const std::vector<Tensor>& indices) {
   Tensor z = zeros(sizes, grad.dtype());
   kernels::index_put(z, indices, grad, true);
   if (compute_requires_grad({&grad})) {

@@ -30,7 +30,8 @@ void check_inplace(const Tensor& self, bool result_requires_grad) {
   }
   if (self.is_view()) {
     Tensor base = self.base();
-    NPGRAD_CHECK(!(is_leaf(base) && requires_grad(base)), messages::kViewOfLeafInplace);
+    NPGRAD_CHECK(
+        !(is_leaf(base) && requires_grad(base)), messages::kViewOfLeafInplace);
     NPGRAD_CHECK(
         self.impl()->creation_meta != CreationMeta::NoGradMode,
         "A view was created in no_grad mode and is being modified inplace "
@@ -87,7 +88,8 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
 }
 
 template <typename NodeT>
-std::shared_ptr<NodeT> make_inplace_node(std::initializer_list<const Tensor*> inputs) {
+std::shared_ptr<NodeT> make_inplace_node(
+    std::initializer_list<const Tensor*> inputs) {
   auto node = make_node<NodeT>();
   node->set_next_edges(collect_next_edges(inputs));
   return node;
@@ -95,7 +97,8 @@ std::shared_ptr<NodeT> make_inplace_node(std::initializer_list<const Tensor*> in
 
 }  // namespace
 
-void binary_(InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {
+void binary_(
+    InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {
   bool rg = compute_requires_grad({&self, &other});
   check_inplace(self, rg);
   check_castable(result_type(self, other), self.dtype());
@@ -143,10 +146,17 @@ void binary_(InplaceBinary op, const Tensor& self, const Tensor& other, double a
     }
   }
   static constexpr kernels::Binary kOps[] = {
-      kernels::Binary::Add, kernels::Binary::Sub, kernels::Binary::Mul, kernels::Binary::Div};
+      kernels::Binary::Add,
+      kernels::Binary::Sub,
+      kernels::Binary::Mul,
+      kernels::Binary::Div};
   Tensor operand = other;
   if (alpha != 1) {
-    operand = kernels::binary(kernels::Binary::Mul, other, wrapped_scalar(alpha, ScalarType::Float64), result_type(self, other));
+    operand = kernels::binary(
+        kernels::Binary::Mul,
+        other,
+        wrapped_scalar(alpha, ScalarType::Float64),
+        result_type(self, other));
   }
   kernels::binary_out(kOps[static_cast<int>(op)], self, operand, self);
   finish_inplace(self, node);
@@ -197,7 +207,11 @@ void unary_(InplaceUnary op, const Tensor& self) {
       kernels::unary_out(kernels::Unary::Exp, self, self);
       break;
     case InplaceUnary::Relu:
-      kernels::binary_out(kernels::Binary::Maximum, self, wrapped_scalar(0, ScalarType::Int64), self);
+      kernels::binary_out(
+          kernels::Binary::Maximum,
+          self,
+          wrapped_scalar(0, ScalarType::Int64),
+          self);
       break;
     case InplaceUnary::Zero:
       kernels::fill(self, 0);
@@ -205,7 +219,8 @@ void unary_(InplaceUnary op, const Tensor& self) {
   }
   finish_inplace(self, node);
   if (saves_result) {
-    static_cast<UnarySavedNode*>(node.get())->saved_ = SavedVariable(self, true);
+    static_cast<UnarySavedNode*>(node.get())->saved_ =
+        SavedVariable(self, true);
   }
 }
 
@@ -244,9 +259,11 @@ void copy_(const Tensor& self, const Tensor& src) {
   finish_inplace(self, node);
 }
 
-void clamp_(const Tensor& self, std::optional<double> min, std::optional<double> max) {
+void clamp_(
+    const Tensor& self, std::optional<double> min, std::optional<double> max) {
   NPGRAD_CHECK(
-      min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+      min || max,
+      "torch.clamp: At least one of 'min' or 'max' must not be None");
   bool rg = compute_requires_grad({&self});
   check_inplace(self, rg);
   std::shared_ptr<Node> node;
@@ -261,7 +278,10 @@ void clamp_(const Tensor& self, std::optional<double> min, std::optional<double>
   finish_inplace(self, node);
 }
 
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& value) {
+void index_put_(
+    const Tensor& self,
+    const std::vector<Tensor>& indices,
+    const Tensor& value) {
   bool rg = compute_requires_grad({&self, &value});
   check_inplace(self, rg);
   NPGRAD_CHECK_TYPE(

@@ -22,7 +22,8 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
 }
 
 template <typename NodeT>
-std::shared_ptr<NodeT> record(const Tensor& out, const Tensor& a, const Tensor& b) {
+std::shared_ptr<NodeT> record(
+    const Tensor& out, const Tensor& a, const Tensor& b) {
   if (!compute_requires_grad({&a, &b})) {
     return nullptr;
   }

@@ -48,7 +48,8 @@ Tensor relu(const Tensor& a);
 Tensor abs(const Tensor& a);
 Tensor sqrt(const Tensor& a);
 Tensor sign(const Tensor& a);
-Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max);
+Tensor clamp(
+    const Tensor& a, std::optional<double> min, std::optional<double> max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
 enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
 /// Not differentiable: a bool tensor.
@@ -57,13 +58,18 @@ Tensor logical_and(const Tensor& a, const Tensor& b);
 
 // ---- Reductions ----
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
-Tensor sum(const Tensor& a, std::vector<int64_t> dims, bool keepdim, std::optional<ScalarType> dtype = std::nullopt);
+Tensor sum(
+    const Tensor& a,
+    std::vector<int64_t> dims,
+    bool keepdim,
+    std::optional<ScalarType> dtype = std::nullopt);
 Tensor mean(const Tensor& a);
 Tensor mean(const Tensor& a, std::vector<int64_t> dims, bool keepdim);
 /// Full max/min (MaxBackward1 / MinBackward1).
 Tensor max(const Tensor& a, bool is_max = true);
 /// (values, indices) along dim (MaxBackward0 / MinBackward0).
-std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim, bool is_max = true);
+std::pair<Tensor, Tensor> max(
+    const Tensor& a, int64_t dim, bool keepdim, bool is_max = true);
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
@@ -79,7 +85,12 @@ Tensor squeeze(const Tensor& a, int64_t dim);
 Tensor squeeze(const Tensor& a, std::vector<int64_t> dims);
 Tensor unsqueeze(const Tensor& a, int64_t dim);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
-Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+Tensor slice(
+    const Tensor& a,
+    int64_t dim,
+    std::optional<int64_t> start,
+    std::optional<int64_t> end,
+    int64_t step);
 Tensor alias(const Tensor& a);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
@@ -97,19 +108,35 @@ Tensor mm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // ---- Backward helpers, differentiable themselves ----
-Tensor select_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index);
-Tensor slice_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t start, int64_t end, int64_t step);
-Tensor index_backward(const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices);
+Tensor select_backward(
+    const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index);
+Tensor slice_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    int64_t dim,
+    int64_t start,
+    int64_t end,
+    int64_t step);
+Tensor index_backward(
+    const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices);
 
 // ---- In-place (See Note [The mutation path] in inplace.cpp) ----
 enum class InplaceBinary { Add, Sub, Mul, Div };
-void binary_(InplaceBinary op, const Tensor& self, const Tensor& other, double alpha = 1);
+void binary_(
+    InplaceBinary op,
+    const Tensor& self,
+    const Tensor& other,
+    double alpha = 1);
 enum class InplaceUnary { Sin, Cos, Exp, Relu, Zero };
 void unary_(InplaceUnary op, const Tensor& self);
 void fill_(const Tensor& self, double value);
 void copy_(const Tensor& self, const Tensor& src);
-void clamp_(const Tensor& self, std::optional<double> min, std::optional<double> max);
+void clamp_(
+    const Tensor& self, std::optional<double> min, std::optional<double> max);
 /// self[indices] = value for advanced indexing of a tensor needing no grad.
-void index_put_(const Tensor& self, const std::vector<Tensor>& indices, const Tensor& value);
+void index_put_(
+    const Tensor& self,
+    const std::vector<Tensor>& indices,
+    const Tensor& value);
 
 }  // namespace npgrad::ops

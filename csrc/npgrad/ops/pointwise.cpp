@@ -68,8 +68,12 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype) {
 Tensor zeros(const Shape& sizes, ScalarType dtype) {
   return kernels::full(sizes, 0, dtype);
 }
-Tensor zeros_like(const Tensor& t) { return kernels::full(t.sizes(), 0, t.dtype()); }
-Tensor ones_like(const Tensor& t) { return kernels::full(t.sizes(), 1, t.dtype()); }
+Tensor zeros_like(const Tensor& t) {
+  return kernels::full(t.sizes(), 0, t.dtype());
+}
+Tensor ones_like(const Tensor& t) {
+  return kernels::full(t.sizes(), 1, t.dtype());
+}
 
 namespace {
 
@@ -77,11 +81,14 @@ ScalarType float_dtype(ScalarType t) {
   return is_floating(t) ? t : ScalarType::Float32;
 }
 
-Tensor scalar_of(double v) { return wrapped_scalar(v, ScalarType::Float64); }
+Tensor scalar_of(double v) {
+  return wrapped_scalar(v, ScalarType::Float64);
+}
 
 // Records a node taking (a) or (a, b), whose output is `out`.
 template <typename NodeT>
-std::shared_ptr<NodeT> record(const Tensor& out, std::initializer_list<const Tensor*> inputs) {
+std::shared_ptr<NodeT> record(
+    const Tensor& out, std::initializer_list<const Tensor*> inputs) {
   auto node = make_node<NodeT>();
   node->set_next_edges(collect_next_edges(inputs));
   set_history(out, node);
@@ -93,7 +100,8 @@ Tensor unary_op(Unary op, const Tensor& a, bool saves_result) {
   Tensor out = kernels::unary(op, a, float_dtype(a.dtype()));
   if (compute_requires_grad({&a})) {
     auto node = record<NodeT>(out, {&a});
-    node->saved_ = saves_result ? SavedVariable(out, true) : SavedVariable(a, false);
+    node->saved_ =
+        saves_result ? SavedVariable(out, true) : SavedVariable(a, false);
   }
   return out;
 }
@@ -103,8 +111,12 @@ Tensor unary_op(Unary op, const Tensor& a, bool saves_result) {
 Tensor add(const Tensor& a, const Tensor& b, double alpha) {
   ScalarType dt = result_type(a, b);
   Tensor out = alpha == 1
-      ? kernels::binary(Binary::Add, a, b, dt)
-      : kernels::binary(Binary::Add, a, kernels::binary(Binary::Mul, b, scalar_of(alpha), dt), dt);
+                   ? kernels::binary(Binary::Add, a, b, dt)
+                   : kernels::binary(
+                         Binary::Add,
+                         a,
+                         kernels::binary(Binary::Mul, b, scalar_of(alpha), dt),
+                         dt);
   if (compute_requires_grad({&a, &b})) {
     record<AddBackward0>(out, {&a, &b})->alpha = alpha;
   }
@@ -114,8 +126,12 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
   ScalarType dt = result_type(a, b);
   Tensor out = alpha == 1
-      ? kernels::binary(Binary::Sub, a, b, dt)
-      : kernels::binary(Binary::Sub, a, kernels::binary(Binary::Mul, b, scalar_of(alpha), dt), dt);
+                   ? kernels::binary(Binary::Sub, a, b, dt)
+                   : kernels::binary(
+                         Binary::Sub,
+                         a,
+                         kernels::binary(Binary::Mul, b, scalar_of(alpha), dt),
+                         dt);
   if (compute_requires_grad({&a, &b})) {
     record<SubBackward0>(out, {&a, &b})->alpha = alpha;
   }
@@ -125,7 +141,8 @@ Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
 Tensor rsub(const Tensor& a, double b, double alpha) {
   Tensor other = wrapped_scalar(b, ScalarType::Float64);
   ScalarType dt = result_type(a, other);
-  Tensor scaled = alpha == 1 ? a : kernels::binary(Binary::Mul, a, scalar_of(alpha), dt);
+  Tensor scaled =
+      alpha == 1 ? a : kernels::binary(Binary::Mul, a, scalar_of(alpha), dt);
   Tensor out = kernels::binary(Binary::Sub, other, scaled, dt);
   if (compute_requires_grad({&a})) {
     record<RsubBackward1>(out, {&a})->alpha = alpha;
@@ -148,7 +165,8 @@ Tensor mul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out = kernels::binary(Binary::Div, a, b, float_dtype(result_type(a, b)));
+  Tensor out =
+      kernels::binary(Binary::Div, a, b, float_dtype(result_type(a, b)));
   if (compute_requires_grad({&a, &b})) {
     auto node = record<DivBackward0>(out, {&a, &b});
     if (node->should_compute_output(1)) {
@@ -211,7 +229,8 @@ Tensor pow(const Tensor& a, const Tensor& b) {
 
 Tensor pow(double base, const Tensor& exponent) {
   Tensor b = wrapped_scalar(base, ScalarType::Float64);
-  Tensor out = kernels::binary(Binary::Pow, b, exponent, result_type(b, exponent));
+  Tensor out =
+      kernels::binary(Binary::Pow, b, exponent, result_type(b, exponent));
   if (compute_requires_grad({&exponent})) {
     auto node = record<PowBackward2>(out, {&exponent});
     node->exponent_ = SavedVariable(exponent, false);
@@ -230,13 +249,27 @@ Tensor reciprocal(const Tensor& a) {
   return out;
 }
 
-Tensor exp(const Tensor& a) { return unary_op<ExpBackward0>(Unary::Exp, a, true); }
-Tensor log(const Tensor& a) { return unary_op<LogBackward0>(Unary::Log, a, false); }
-Tensor sin(const Tensor& a) { return unary_op<SinBackward0>(Unary::Sin, a, false); }
-Tensor cos(const Tensor& a) { return unary_op<CosBackward0>(Unary::Cos, a, false); }
-Tensor tanh(const Tensor& a) { return unary_op<TanhBackward0>(Unary::Tanh, a, true); }
-Tensor sigmoid(const Tensor& a) { return unary_op<SigmoidBackward0>(Unary::Sigmoid, a, true); }
-Tensor sqrt(const Tensor& a) { return unary_op<SqrtBackward0>(Unary::Sqrt, a, true); }
+Tensor exp(const Tensor& a) {
+  return unary_op<ExpBackward0>(Unary::Exp, a, true);
+}
+Tensor log(const Tensor& a) {
+  return unary_op<LogBackward0>(Unary::Log, a, false);
+}
+Tensor sin(const Tensor& a) {
+  return unary_op<SinBackward0>(Unary::Sin, a, false);
+}
+Tensor cos(const Tensor& a) {
+  return unary_op<CosBackward0>(Unary::Cos, a, false);
+}
+Tensor tanh(const Tensor& a) {
+  return unary_op<TanhBackward0>(Unary::Tanh, a, true);
+}
+Tensor sigmoid(const Tensor& a) {
+  return unary_op<SigmoidBackward0>(Unary::Sigmoid, a, true);
+}
+Tensor sqrt(const Tensor& a) {
+  return unary_op<SqrtBackward0>(Unary::Sqrt, a, true);
+}
 
 Tensor abs(const Tensor& a) {
   Tensor out = kernels::unary(Unary::Abs, a, a.dtype());
@@ -246,19 +279,24 @@ Tensor abs(const Tensor& a) {
   return out;
 }
 
-Tensor sign(const Tensor& a) { return kernels::unary(Unary::Sign, a, a.dtype()); }
+Tensor sign(const Tensor& a) {
+  return kernels::unary(Unary::Sign, a, a.dtype());
+}
 
 Tensor relu(const Tensor& a) {
-  Tensor out = kernels::binary(Binary::Maximum, a, wrapped_scalar(0, ScalarType::Int64), a.dtype());
+  Tensor out = kernels::binary(
+      Binary::Maximum, a, wrapped_scalar(0, ScalarType::Int64), a.dtype());
   if (compute_requires_grad({&a})) {
     record<ReluBackward0>(out, {&a})->saved_ = SavedVariable(out, true);
   }
   return out;
 }
 
-Tensor clamp(const Tensor& a, std::optional<double> min, std::optional<double> max) {
+Tensor clamp(
+    const Tensor& a, std::optional<double> min, std::optional<double> max) {
   NPGRAD_CHECK(
-      min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+      min || max,
+      "torch.clamp: At least one of 'min' or 'max' must not be None");
   Tensor out = kernels::clamp(a, min, max);
   if (compute_requires_grad({&a})) {
     auto node = record<ClampBackward1>(out, {&a});
@@ -278,7 +316,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   ScalarType dt = result_type(a, b);
   Tensor out = kernels::where(cond, a, b, dt);
   if (compute_requires_grad({&a, &b})) {
-    record<WhereBackward0>(out, {&a, &b})->condition_ = SavedVariable(cond, false);
+    record<WhereBackward0>(out, {&a, &b})->condition_ =
+        SavedVariable(cond, false);
   }
   return out;
 }

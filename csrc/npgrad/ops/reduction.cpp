@@ -25,7 +25,8 @@ std::vector<int64_t> wrap_dims(std::vector<int64_t> dims, int64_t ndim) {
   std::vector<bool> seen(std::max<int64_t>(ndim, 1));
   for (auto& d : dims) {
     d = maybe_wrap_dim(d, ndim);
-    NPGRAD_CHECK(!seen[d], "dim ", d, " appears multiple times in the list of dims");
+    NPGRAD_CHECK(
+        !seen[d], "dim ", d, " appears multiple times in the list of dims");
     seen[d] = true;
   }
   if (ndim == 0) {
@@ -45,7 +46,8 @@ void check_float_for_mean(const Tensor& a) {
 }
 
 template <typename NodeT>
-std::shared_ptr<NodeT> record(const Tensor& out, const Tensor& a, std::shared_ptr<NodeT> node) {
+std::shared_ptr<NodeT> record(
+    const Tensor& out, const Tensor& a, std::shared_ptr<NodeT> node) {
   node->set_next_edges(collect_next_edges({&a}));
   set_history(out, node);
   return node;
@@ -59,7 +61,12 @@ void record_max1(const Tensor& out, const Tensor& a) {
 }
 
 template <typename NodeT>
-void record_max0(const Tensor& values, const Tensor& a, int64_t d, bool keepdim, const Tensor& indices) {
+void record_max0(
+    const Tensor& values,
+    const Tensor& a,
+    int64_t d,
+    bool keepdim,
+    const Tensor& indices) {
   auto node = record(values, a, make_node<NodeT>());
   node->dim = d;
   node->keepdim = keepdim;
@@ -77,11 +84,16 @@ Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
   return out;
 }
 
-Tensor sum(const Tensor& a, std::vector<int64_t> dims, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor sum(
+    const Tensor& a,
+    std::vector<int64_t> dims,
+    bool keepdim,
+    std::optional<ScalarType> dtype) {
   std::vector<int64_t> given = dims;
   dims = wrap_dims(std::move(dims), a.dim());
-  Tensor out = dims.empty() && a.dim() == 0 ? kernels::cast(a, sum_dtype(a, dtype))
-                                            : kernels::sum(a, dims, keepdim, sum_dtype(a, dtype));
+  Tensor out = dims.empty() && a.dim() == 0
+                   ? kernels::cast(a, sum_dtype(a, dtype))
+                   : kernels::sum(a, dims, keepdim, sum_dtype(a, dtype));
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<SumBackward1>());
     node->dims = dims;
@@ -94,7 +106,11 @@ Tensor sum(const Tensor& a, std::vector<int64_t> dims, bool keepdim, std::option
 Tensor mean(const Tensor& a) {
   check_float_for_mean(a);
   Tensor out = kernels::sum(a, {}, false, a.dtype());
-  kernels::binary_out(kernels::Binary::Div, out, wrapped_scalar(static_cast<double>(a.numel()), ScalarType::Float64), out);
+  kernels::binary_out(
+      kernels::Binary::Div,
+      out,
+      wrapped_scalar(static_cast<double>(a.numel()), ScalarType::Float64),
+      out);
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<MeanBackward0>());
     node->self_sizes = a.sizes();
@@ -107,8 +123,10 @@ Tensor mean(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
   check_float_for_mean(a);
   dims = wrap_dims(std::move(dims), a.dim());
   Tensor out = kernels::sum(a, dims, keepdim, a.dtype());
-  double n = static_cast<double>(a.numel()) / static_cast<double>(std::max<int64_t>(out.numel(), 1));
-  kernels::binary_out(kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
+  double n = static_cast<double>(a.numel()) /
+             static_cast<double>(std::max<int64_t>(out.numel(), 1));
+  kernels::binary_out(
+      kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<MeanBackward1>());
     node->dims = dims;
@@ -136,7 +154,8 @@ Tensor max(const Tensor& a, bool is_max) {
   return out;
 }
 
-std::pair<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+std::pair<Tensor, Tensor> max(
+    const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
   int64_t d = maybe_wrap_dim(dim, a.dim());
   if (a.dim() == 0) {
     Tensor values = kernels::cast(a, a.dtype());
@@ -172,7 +191,8 @@ namespace {
 template <typename NodeT>
 Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
   int64_t d = maybe_wrap_dim(dim, a.dim());
-  Tensor input = is_floating(a.dtype()) ? a : kernels::cast(a, ScalarType::Float32);
+  Tensor input =
+      is_floating(a.dtype()) ? a : kernels::cast(a, ScalarType::Float32);
   Tensor out = a.dim() == 0 ? kernels::full({}, log ? 0.0 : 1.0, input.dtype())
                             : kernels::softmax(input, d, log);
   if (compute_requires_grad({&a})) {

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
-#include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
@@ -23,7 +23,8 @@ struct Geometry {
 };
 
 Tensor make_view_of(const Tensor& a, const Geometry& g) {
-  return make_view(a, kernels::view_as_strided(a, g.sizes, g.strides, g.offset));
+  return make_view(
+      a, kernels::view_as_strided(a, g.sizes, g.strides, g.offset));
 }
 
 template <typename NodeT>
@@ -54,7 +55,12 @@ Shape infer_size(Shape shape, int64_t numel) {
     }
   }
   bool ok = numel == known || (infer && known > 0 && numel % known == 0);
-  NPGRAD_CHECK(ok, "shape '", shape_str(shape), "' is invalid for input of size ", numel);
+  NPGRAD_CHECK(
+      ok,
+      "shape '",
+      shape_str(shape),
+      "' is invalid for input of size ",
+      numel);
   if (infer) {
     NPGRAD_CHECK(
         known != 0,
@@ -69,7 +75,8 @@ Shape infer_size(Shape shape, int64_t numel) {
 
 // torch's computeStride: strides for viewing (oldshape, oldstride) as
 // newshape without a copy, or nothing if the memory layout does not allow it.
-std::optional<Shape> compute_stride(const Shape& oldshape, const Shape& oldstride, const Shape& newshape) {
+std::optional<Shape> compute_stride(
+    const Shape& oldshape, const Shape& oldstride, const Shape& newshape) {
   if (oldshape.empty()) {
     return Shape(newshape.size(), 1);
   }
@@ -80,9 +87,10 @@ std::optional<Shape> compute_stride(const Shape& oldshape, const Shape& oldstrid
   Shape newstride(newshape.size());
   if (numel == 0) {
     for (int64_t d = static_cast<int64_t>(newshape.size()) - 1; d >= 0; --d) {
-      newstride[d] = d == static_cast<int64_t>(newshape.size()) - 1
-          ? 1
-          : std::max<int64_t>(newshape[d + 1], 1) * newstride[d + 1];
+      newstride[d] =
+          d == static_cast<int64_t>(newshape.size()) - 1
+              ? 1
+              : std::max<int64_t>(newshape[d + 1], 1) * newstride[d + 1];
     }
     return newstride;
   }
@@ -90,12 +98,15 @@ std::optional<Shape> compute_stride(const Shape& oldshape, const Shape& oldstrid
   int64_t chunk_base_stride = oldstride.back();
   int64_t tensor_numel = 1;
   int64_t view_numel = 1;
-  for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
+  for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1;
+       tensor_d >= 0;
+       --tensor_d) {
     tensor_numel *= oldshape[tensor_d];
     if (tensor_d == 0 ||
         (oldshape[tensor_d - 1] != 1 &&
          oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
-      while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
+      while (view_d >= 0 &&
+             (view_numel < tensor_numel || newshape[view_d] == 1)) {
         newstride[view_d] = view_numel * chunk_base_stride;
         view_numel *= newshape[view_d];
         view_d--;
@@ -116,7 +127,8 @@ std::optional<Shape> compute_stride(const Shape& oldshape, const Shape& oldstrid
   return newstride;
 }
 
-Geometry select_geometry(const Shape& sizes, const Shape& strides, int64_t dim, int64_t index) {
+Geometry select_geometry(
+    const Shape& sizes, const Shape& strides, int64_t dim, int64_t index) {
   int64_t n = static_cast<int64_t>(sizes.size());
   NPGRAD_CHECK_INDEX(n > 0, "select() cannot be applied to a 0-dim tensor.");
   dim = maybe_wrap_dim(dim, n);
@@ -142,7 +154,11 @@ struct SliceBounds {
   int64_t start, end, step;
 };
 
-SliceBounds slice_bounds(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+SliceBounds slice_bounds(
+    int64_t size,
+    std::optional<int64_t> start,
+    std::optional<int64_t> end,
+    int64_t step) {
   NPGRAD_CHECK_VALUE(step > 0, "step must be greater than zero");
   int64_t s = start.value_or(0);
   int64_t e = end.value_or(INT64_MAX);
@@ -157,7 +173,11 @@ SliceBounds slice_bounds(int64_t size, std::optional<int64_t> start, std::option
   return {s, e, step};
 }
 
-Geometry slice_geometry(const Shape& sizes, const Shape& strides, int64_t dim, const SliceBounds& b) {
+Geometry slice_geometry(
+    const Shape& sizes,
+    const Shape& strides,
+    int64_t dim,
+    const SliceBounds& b) {
   Geometry g{sizes, strides, b.start * strides[dim]};
   g.sizes[dim] = (b.end - b.start + b.step - 1) / b.step;
   g.strides[dim] = strides[dim] * b.step;
@@ -199,7 +219,8 @@ Tensor reshape(const Tensor& a, Shape sizes) {
   // Not viewable: copy, then an unsafe view of the copy (not a view for
   // autograd: the copy is private).
   Tensor copy = clone(a);
-  Tensor out = kernels::view_as_strided(copy, sizes, contiguous_strides(sizes), 0);
+  Tensor out =
+      kernels::view_as_strided(copy, sizes, contiguous_strides(sizes), 0);
   out.impl()->version_counter = copy.impl()->version_counter;
   if (auto node = record<UnsafeViewBackward0>(out, copy)) {
     node->self_sizes = a.sizes();
@@ -224,8 +245,12 @@ Tensor expand(const Tensor& a, Shape sizes) {
   int64_t lead = ndim - a.dim();
   for (int64_t i = ndim - 1; i >= 0; --i) {
     if (i < lead) {
-      NPGRAD_CHECK(sizes[i] >= 0, "The expanded size of the tensor (", sizes[i],
-                   ") isn't allowed in a leading, non-existing dimension ", i);
+      NPGRAD_CHECK(
+          sizes[i] >= 0,
+          "The expanded size of the tensor (",
+          sizes[i],
+          ") isn't allowed in a leading, non-existing dimension ",
+          i);
       strides[i] = 0;
       continue;
     }
@@ -390,8 +415,14 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   return out;
 }
 
-Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  NPGRAD_CHECK_INDEX(a.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+Tensor slice(
+    const Tensor& a,
+    int64_t dim,
+    std::optional<int64_t> start,
+    std::optional<int64_t> end,
+    int64_t step) {
+  NPGRAD_CHECK_INDEX(
+      a.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   int64_t d = maybe_wrap_dim(dim, a.dim());
   SliceBounds b = slice_bounds(a.sizes()[d], start, end, step);
   Tensor out = make_view_of(a, slice_geometry(a.sizes(), a.strides(), d, b));
@@ -413,10 +444,12 @@ Tensor alias(const Tensor& a) {
   return out;
 }
 
-Tensor select_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index) {
+Tensor select_backward(
+    const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index) {
   Tensor z = zeros(sizes, grad.dtype());
   Geometry g = select_geometry(z.sizes(), z.strides(), dim, index);
-  kernels::copy_into(kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
+  kernels::copy_into(
+      kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
   if (auto node = record<SelectBackwardBackward0>(z, grad)) {
     node->dim = dim;
     node->index = index;
@@ -424,10 +457,17 @@ Tensor select_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int6
   return z;
 }
 
-Tensor slice_backward(const Tensor& grad, const Shape& sizes, int64_t dim, int64_t start, int64_t end, int64_t step) {
+Tensor slice_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    int64_t dim,
+    int64_t start,
+    int64_t end,
+    int64_t step) {
   Tensor z = zeros(sizes, grad.dtype());
   Geometry g = slice_geometry(z.sizes(), z.strides(), dim, {start, end, step});
-  kernels::copy_into(kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
+  kernels::copy_into(
+      kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
   if (auto node = record<SliceBackwardBackward0>(z, grad)) {
     node->dim = dim;
     node->start = start;

@@ -64,8 +64,8 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
 }
 
 void ResultTypeState::add(ScalarType dtype, int64_t dim, bool wrapped) {
-  int* tier = wrapped ? &wrapped_result_
-                      : (dim == 0 ? &zero_result_ : &dim_result_);
+  int* tier =
+      wrapped ? &wrapped_result_ : (dim == 0 ? &zero_result_ : &dim_result_);
   ScalarType current = dtype;
   // A Python float takes part as the default dtype, not as float64.
   if (wrapped && is_floating(dtype)) {

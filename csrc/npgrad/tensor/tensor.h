@@ -54,8 +54,12 @@ struct VersionCounter {
 
 /// How a view was made; decides whether in-place ops through it are allowed
 /// (torch's CreationMeta).
-enum class CreationMeta : uint8_t { Default, NoGradMode, MultiOutputNode,
-                                   InCustomFunction };
+enum class CreationMeta : uint8_t {
+  Default,
+  NoGradMode,
+  MultiOutputNode,
+  InCustomFunction
+};
 
 class Tensor;
 

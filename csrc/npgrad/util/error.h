@@ -1,7 +1,8 @@
 #pragma once
 // Error hierarchy of the core and the NPGRAD_CHECK macros. Mirrors TORCH_CHECK:
-// messages are built from a variadic list of printable values. The binding layer
-// (bindings/errors.cpp) maps each type to the Python exception torch raises.
+// messages are built from a variadic list of printable values. The binding
+// layer (bindings/errors.cpp) maps each type to the Python exception torch
+// raises.
 
 #include <sstream>
 #include <stdexcept>
@@ -43,11 +44,11 @@ std::string str_cat(Args&&... args) {
 
 }  // namespace npgrad
 
-#define NPGRAD_CHECK_TYPED(ErrType, cond, ...)                 \
-  do {                                                         \
-    if (!(cond)) {                                             \
-      throw ErrType(::npgrad::detail::str_cat(__VA_ARGS__));   \
-    }                                                          \
+#define NPGRAD_CHECK_TYPED(ErrType, cond, ...)               \
+  do {                                                       \
+    if (!(cond)) {                                           \
+      throw ErrType(::npgrad::detail::str_cat(__VA_ARGS__)); \
+    }                                                        \
   } while (0)
 
 #define NPGRAD_CHECK(cond, ...) \
@@ -60,11 +61,11 @@ std::string str_cat(Args&&... args) {
   NPGRAD_CHECK_TYPED(::npgrad::IndexError, cond, __VA_ARGS__)
 
 /// A broken invariant: a bug in npgrad, never a user error.
-#define NPGRAD_INTERNAL_ASSERT(cond, msg)                           \
-  NPGRAD_CHECK_TYPED(                                               \
-      ::npgrad::Error,                                              \
-      cond,                                                         \
-      "INTERNAL ASSERT FAILED at " __FILE__ ":",                    \
-      __LINE__,                                                     \
-      ": " #cond ". This is a bug in npgrad. ",                     \
+#define NPGRAD_INTERNAL_ASSERT(cond, msg)        \
+  NPGRAD_CHECK_TYPED(                            \
+      ::npgrad::Error,                           \
+      cond,                                      \
+      "INTERNAL ASSERT FAILED at " __FILE__ ":", \
+      __LINE__,                                  \
+      ": " #cond ". This is a bug in npgrad. ",  \
       msg)

@@ -18,7 +18,7 @@ inline constexpr const char* kModifiedByInplace =
 inline constexpr const char* kAnomalyHint =
     "Hint: enable anomaly detection to find the operation that failed to "
     "compute its gradient, with "
-    "torch.autograd.set_detect_anomaly(True).";
+    "torch.autograd.set_detect_anomaly(True, check_nan=False).";
 inline constexpr const char* kLeafInplace =
     "a leaf Variable that requires grad is being used in an in-place "
     "operation.";

@@ -18,7 +18,8 @@ AccumulateGrad::AccumulateGrad(Tensor variable)
   add_input_metadata(variable_);
 }
 
-std::vector<std::shared_ptr<FunctionPreHook>>& AccumulateGrad::tensor_pre_hooks() {
+std::vector<std::shared_ptr<FunctionPreHook>>&
+AccumulateGrad::tensor_pre_hooks() {
   return materialize_autograd_meta(variable_).hooks;
 }
 
@@ -42,7 +43,8 @@ void accumulate_grad(const Tensor& variable, Tensor new_grad) {
 }
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {
-  NPGRAD_INTERNAL_ASSERT(grads.size() == 1, "AccumulateGrad takes one gradient");
+  NPGRAD_INTERNAL_ASSERT(
+      grads.size() == 1, "AccumulateGrad takes one gradient");
   Tensor new_grad = std::move(grads[0]);
   if (!new_grad.defined() || !requires_grad(variable_)) {
     return {};

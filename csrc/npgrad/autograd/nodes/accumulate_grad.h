@@ -11,7 +11,9 @@ class AccumulateGrad final : public Node {
  public:
   explicit AccumulateGrad(Tensor variable);
   variable_list apply(variable_list&& grads) override;
-  std::string name() const override { return "torch::autograd::AccumulateGrad"; }
+  std::string name() const override {
+    return "torch::autograd::AccumulateGrad";
+  }
   std::vector<std::shared_ptr<FunctionPreHook>>& tensor_pre_hooks() override;
   const Tensor& variable() const { return variable_; }
 

@@ -24,7 +24,9 @@ class GraphRoot final : public Node {
 class Identity final : public Node {
  public:
   Identity() = default;
-  variable_list apply(variable_list&& grads) override { return std::move(grads); }
+  variable_list apply(variable_list&& grads) override {
+    return std::move(grads);
+  }
   std::string name() const override { return "torch::autograd::Identity"; }
 };
 
@@ -44,5 +46,7 @@ class FormulaNode : public Node {
 
 }  // namespace npgrad::autograd
 
-#define NPGRAD_NODE_NAME(N) \
-  std::string name() const override { return #N; }
+#define NPGRAD_NODE_NAME(N)           \
+  std::string name() const override { \
+    return #N;                        \
+  }

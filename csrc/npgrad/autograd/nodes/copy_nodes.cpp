@@ -34,7 +34,8 @@ void IndexBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = index_backward(g[0], self_sizes, indices);
 }
 
-void IndexPutImplBackward0::compute(const variable_list& g, variable_list& out) {
+void IndexPutImplBackward0::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = index(g[0], indices);
 }
 
@@ -48,7 +49,8 @@ void CopyBackwards::compute(const variable_list& g, variable_list& out) {
 }
 
 template <bool kIsZero>
-void FillBackward<kIsZero>::compute(const variable_list& g, variable_list& out) {
+void FillBackward<kIsZero>::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = zeros_like(g[0]);
 }
 template struct FillBackward<true>;

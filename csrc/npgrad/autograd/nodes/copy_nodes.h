@@ -8,13 +8,17 @@ namespace npgrad::autograd {
 
 struct CloneBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(CloneBackward0)
-  void compute(const variable_list& g, variable_list& out) override { out[0] = g[0]; }
+  void compute(const variable_list& g, variable_list& out) override {
+    out[0] = g[0];
+  }
 };
 
 struct CatBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(CatBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.integer("_saved_dim", dim); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+  }
   int64_t dim = 0;
   std::vector<int64_t> sizes_along_dim;
 };
@@ -22,7 +26,9 @@ struct CatBackward0 final : FormulaNode {
 struct StackBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(StackBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.integer("_saved_dim", dim); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+  }
   int64_t dim = 0;
 };
 
@@ -54,7 +60,9 @@ struct CopyBackwards final : FormulaNode {
 /// flows to the overwritten values.
 template <bool kIsZero>
 struct FillBackward final : FormulaNode {
-  std::string name() const override { return kIsZero ? "ZeroBackward0" : "FillBackward2"; }
+  std::string name() const override {
+    return kIsZero ? "ZeroBackward0" : "FillBackward2";
+  }
   void compute(const variable_list& g, variable_list& out) override;
 };
 using ZeroBackward0 = FillBackward<true>;

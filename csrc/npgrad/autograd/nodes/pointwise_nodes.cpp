@@ -9,7 +9,9 @@ namespace npgrad::autograd {
 using namespace npgrad::ops;
 
 namespace {
-Tensor scalar(double v) { return wrapped_scalar(v, ScalarType::Float64); }
+Tensor scalar(double v) {
+  return wrapped_scalar(v, ScalarType::Float64);
+}
 Tensor times(const Tensor& t, double alpha) {
   return alpha == 1 ? t : mul(t, scalar(alpha));
 }

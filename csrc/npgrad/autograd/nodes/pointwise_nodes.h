@@ -11,21 +11,27 @@ namespace npgrad::autograd {
 struct AddBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(AddBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.real("_saved_alpha", alpha); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.real("_saved_alpha", alpha);
+  }
   double alpha = 1;
 };
 
 struct SubBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(SubBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.real("_saved_alpha", alpha); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.real("_saved_alpha", alpha);
+  }
   double alpha = 1;
 };
 
 struct RsubBackward1 final : FormulaNode {
   NPGRAD_NODE_NAME(RsubBackward1)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.real("_saved_alpha", alpha); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.real("_saved_alpha", alpha);
+  }
   double alpha = 1;
 };
 
@@ -116,10 +122,10 @@ struct UnarySavedNode : FormulaNode {
   bool saves_result_;
 };
 
-#define NPGRAD_UNARY_NODE(N, saves_result)                           \
-  struct N final : UnarySavedNode {                                  \
-    N() : UnarySavedNode(saves_result) {}                            \
-    NPGRAD_NODE_NAME(N)                                              \
+#define NPGRAD_UNARY_NODE(N, saves_result)                             \
+  struct N final : UnarySavedNode {                                    \
+    N() : UnarySavedNode(saves_result) {}                              \
+    NPGRAD_NODE_NAME(N)                                                \
     void compute(const variable_list& g, variable_list& out) override; \
   };
 
@@ -160,13 +166,17 @@ struct WhereBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(WhereBackward0)
   void compute(const variable_list& g, variable_list& out) override;
   void release_variables() override { condition_.reset_data(); }
-  void visit_saved(SavedAttributeVisitor& v) override { v.tensor("_saved_condition", condition_); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_condition", condition_);
+  }
   SavedVariable condition_;
 };
 
 struct ToCopyBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(ToCopyBackward0)
-  void compute(const variable_list& g, variable_list& out) override { out[0] = g[0]; }
+  void compute(const variable_list& g, variable_list& out) override {
+    out[0] = g[0];
+  }
 };
 
 }  // namespace npgrad::autograd

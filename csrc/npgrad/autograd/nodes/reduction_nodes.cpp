@@ -24,7 +24,9 @@ Tensor sum_backward(Tensor grad, const Shape& sizes, Shape dims, bool keepdim) {
   return expand(grad, sizes);
 }
 
-Tensor scalar(double v) { return wrapped_scalar(v, ScalarType::Float64); }
+Tensor scalar(double v) {
+  return wrapped_scalar(v, ScalarType::Float64);
+}
 }  // namespace
 
 void SumBackward0::compute(const variable_list& g, variable_list& out) {
@@ -36,16 +38,19 @@ void SumBackward1::compute(const variable_list& g, variable_list& out) {
 }
 
 void MeanBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = div(expand(g[0], self_sizes), scalar(static_cast<double>(self_numel)));
+  out[0] =
+      div(expand(g[0], self_sizes), scalar(static_cast<double>(self_numel)));
 }
 
 void MeanBackward1::compute(const variable_list& g, variable_list& out) {
-  double n = static_cast<double>(self_numel) / static_cast<double>(std::max<int64_t>(g[0].numel(), 1));
+  double n = static_cast<double>(self_numel) /
+             static_cast<double>(std::max<int64_t>(g[0].numel(), 1));
   out[0] = div(sum_backward(g[0], self_sizes, dims, keepdim), scalar(n));
 }
 
 template <bool kIsMax>
-void MaxMinBackward1<kIsMax>::compute(const variable_list& g, variable_list& out) {
+void MaxMinBackward1<kIsMax>::compute(
+    const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor result = result_.unpack(self_ptr());
   Tensor mask = to_dtype(compare(Compare::Eq, self, result), g[0].dtype());
@@ -54,7 +59,8 @@ void MaxMinBackward1<kIsMax>::compute(const variable_list& g, variable_list& out
 }
 
 template <bool kIsMax>
-void MaxMinBackward0<kIsMax>::compute(const variable_list& g, variable_list& out) {
+void MaxMinBackward0<kIsMax>::compute(
+    const variable_list& g, variable_list& out) {
   Tensor grad = g[0];
   Tensor indices = indices_.unpack();
   if (!keepdim && !self_sizes.empty()) {

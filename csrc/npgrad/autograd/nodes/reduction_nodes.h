@@ -8,7 +8,9 @@ namespace npgrad::autograd {
 struct SumBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(SumBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.int_list("_saved_self_sym_sizes", self_sizes); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_self_sym_sizes", self_sizes);
+  }
   Shape self_sizes;
 };
 
@@ -54,7 +56,9 @@ struct MeanBackward1 final : FormulaNode {
 /// Full max/min: the gradient is spread evenly over ties.
 template <bool kIsMax>
 struct MaxMinBackward1 final : FormulaNode {
-  std::string name() const override { return kIsMax ? "MaxBackward1" : "MinBackward1"; }
+  std::string name() const override {
+    return kIsMax ? "MaxBackward1" : "MinBackward1";
+  }
   void compute(const variable_list& g, variable_list& out) override;
   void release_variables() override {
     self_.reset_data();
@@ -72,7 +76,9 @@ using MinBackward1 = MaxMinBackward1<false>;
 /// max/min along a dim: the gradient goes to the selected index.
 template <bool kIsMax>
 struct MaxMinBackward0 final : FormulaNode {
-  std::string name() const override { return kIsMax ? "MaxBackward0" : "MinBackward0"; }
+  std::string name() const override {
+    return kIsMax ? "MaxBackward0" : "MinBackward0";
+  }
   void compute(const variable_list& g, variable_list& out) override;
   void release_variables() override { indices_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {

@@ -23,7 +23,8 @@ void SqueezeBackward0::compute(const variable_list& g, variable_list& out) {
 }
 
 template <int kVariant>
-void SqueezeDimsBackward<kVariant>::compute(const variable_list& g, variable_list& out) {
+void SqueezeDimsBackward<kVariant>::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = reshape(g[0], self_sizes);
 }
 template struct SqueezeDimsBackward<1>;
@@ -45,7 +46,8 @@ void TransposeBackward0::compute(const variable_list& g, variable_list& out) {
 void PermuteBackward0::compute(const variable_list& g, variable_list& out) {
   std::vector<int64_t> inverse(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) {
-    inverse[maybe_wrap_dim(dims[i], static_cast<int64_t>(dims.size()))] = static_cast<int64_t>(i);
+    inverse[maybe_wrap_dim(dims[i], static_cast<int64_t>(dims.size()))] =
+        static_cast<int64_t>(i);
   }
   out[0] = permute(g[0], inverse);
 }
@@ -58,11 +60,13 @@ void SliceBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = slice_backward(g[0], self_sizes, dim, start, end, step);
 }
 
-void SelectBackwardBackward0::compute(const variable_list& g, variable_list& out) {
+void SelectBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = select(g[0], dim, index);
 }
 
-void SliceBackwardBackward0::compute(const variable_list& g, variable_list& out) {
+void SliceBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = slice(g[0], dim, start, end, step);
 }
 

@@ -8,7 +8,9 @@ namespace npgrad::autograd {
 
 /// Nodes whose formula reshapes the gradient back to the input sizes.
 struct SizesNode : FormulaNode {
-  void visit_saved(SavedAttributeVisitor& v) override { v.int_list("_saved_self_sym_sizes", self_sizes); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_self_sym_sizes", self_sizes);
+  }
   Shape self_sizes;
 };
 
@@ -34,7 +36,9 @@ struct SqueezeBackward0 final : SizesNode {
 template <int kVariant>
 struct SqueezeDimsBackward final : SizesNode {
   static constexpr bool dims_as_list_ = kVariant == 2;
-  std::string name() const override { return "SqueezeBackward" + std::to_string(kVariant); }
+  std::string name() const override {
+    return "SqueezeBackward" + std::to_string(kVariant);
+  }
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
     if (dims_as_list_) {
@@ -53,7 +57,9 @@ using SqueezeBackward4 = SqueezeDimsBackward<4>;
 struct UnsqueezeBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(UnsqueezeBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.integer("_saved_dim", dim); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+  }
   int64_t dim = 0;
 };
 
@@ -75,7 +81,9 @@ struct TransposeBackward0 final : FormulaNode {
 struct PermuteBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(PermuteBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override { v.int_list("_saved_dims", dims); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_dims", dims);
+  }
   Shape dims;
 };
 
@@ -107,7 +115,9 @@ struct SliceBackward0 final : SizesNode {
 
 struct AliasBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(AliasBackward0)
-  void compute(const variable_list& g, variable_list& out) override { out[0] = g[0]; }
+  void compute(const variable_list& g, variable_list& out) override {
+    out[0] = g[0];
+  }
 };
 
 struct SelectBackwardBackward0 final : FormulaNode {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs every test of npgrad on a fresh machine: installs what is needed (Debian's
+# catch2, the Python build and test tools, torch 2.13.0 CPU as the oracle),
+# builds and runs the Catch2 suite through CTest, installs the package, and runs
+# the pytest suite (differential tests against torch included).
+#   NPGRAD_NO_TORCH=1   skip installing the torch oracle (differential tests skip)
+#   PYTHON=...          the interpreter to use (default: python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+
+if [ ! -f /usr/include/catch2/catch.hpp ]; then
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq catch2 >/dev/null
+fi
+
+$PY -m pip install -q --disable-pip-version-check \
+  "scikit-build-core>=0.10" "pybind11>=2.13" "numpy>=2.0" cmake ninja pytest hypothesis
+if [ -z "${NPGRAD_NO_TORCH:-}" ]; then
+  # Only this exact spec takes the CPU build that is on disk (see README).
+  $PY -m pip install -q --disable-pip-version-check torch==2.13.0
+fi
+
+echo "== Catch2 (C++ core) =="
+cmake -S . -B build/tests -G Ninja -DNPGRAD_BUILD_TESTS=ON -DNPGRAD_WARNINGS_AS_ERRORS=ON \
+  -DPython_EXECUTABLE="$(command -v "$PY")" >/dev/null
+cmake --build build/tests
+(cd build/tests && ctest --output-on-failure)
+
+echo "== pytest (Python API, gradients, differential vs torch) =="
+$PY -m pip install -q --disable-pip-version-check --no-build-isolation .
+$PY -m pytest tests_py -q -p no:cacheprovider -p no:benchmark -W error
