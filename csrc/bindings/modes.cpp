@@ -1,6 +1,10 @@
 // Grad mode, the private engine-state helpers torch's Python code calls, and
 // the error phrases exported for the tests.
 #include "bindings.h"
+#include "python_hooks.h"
+#include "npgrad/autograd/saved_variable_hooks.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/autograd/node.h"
@@ -23,7 +27,45 @@ void bind_modes(py::module_& m) {
     }
     return py::cast(node->shared_from_this());
   });
-  m.def("_live_node_count", &autograd::live_node_count);
+    m.def("_live_node_count", &autograd::live_node_count);
+  m.def("_will_engine_execute_node", [](py::handle node) {
+    NPGRAD_CHECK(
+        py::isinstance<autograd::Node>(node),
+        "_will_engine_execute_node expects an grad_fn, but got ",
+        py::str(py::type::handle_of(node).attr("__name__")).cast<std::string>());
+    return autograd::will_engine_execute_node(node.cast<autograd::Node*>());
+  });
+  m.def("_will_engine_reach_node", [](autograd::Node* node) {
+    return autograd::will_engine_reach_node(node);
+  });
+  m.def("_increment_version", [](py::iterable tensors) {
+    for (py::handle t : tensors) {
+      t.cast<Tensor>().bump_version();
+    }
+  });
+  m.def("_set_inplace_observer", [](py::object fn) {
+    if (fn.is_none()) {
+      ops::set_inplace_observer(nullptr);
+      return;
+    }
+    ops::set_inplace_observer([fn](const Tensor& t) { fn(t); });
+  });
+
+  using autograd::SavedTensorDefaultHooks;
+  py::module_ am = m.attr("_autograd");
+  am.def("_push_saved_tensors_default_hooks", [](py::object pack, py::object unpack) {
+    SavedTensorDefaultHooks::push([pack, unpack]() {
+      return std::make_unique<PySavedVariableHooks>(pack, unpack);
+    });
+  }, py::arg("pack_hook"), py::arg("unpack_hook"));
+  am.def("_pop_saved_tensors_default_hooks", &SavedTensorDefaultHooks::pop);
+  am.def("_saved_tensors_hooks_disable", &SavedTensorDefaultHooks::disable, py::arg("error_message"));
+  am.def("_saved_tensors_hooks_enable", &SavedTensorDefaultHooks::enable);
+  am.def("_saved_tensors_hooks_get_disabled_error_message",
+         &SavedTensorDefaultHooks::disabled_error_message);
+  am.def("_saved_tensors_hooks_is_enabled", []() {
+    return !SavedTensorDefaultHooks::disabled_error_message().has_value();
+  });
 
   py::dict msgs;
   namespace msg = npgrad::messages;

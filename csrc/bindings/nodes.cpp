@@ -3,6 +3,7 @@
 // pybind11 returns the existing wrapper for a node while one is alive, so
 // `t.grad_fn is t.grad_fn`; the metadata dict lives on the C++ node.
 #include "bindings.h"
+#include "python_hooks.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
@@ -11,7 +12,9 @@
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
+#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/util/error.h"
 
 namespace npgrad::bindings {
 
@@ -32,23 +35,28 @@ py::dict& metadata_of(Node& node) {
 }
 
 // Finds one saved attribute by name, or lists them all.
+// `_raw_saved_x`: the SavedVariable itself, to register per-tensor hooks.
+struct SavedTensorRef {
+  std::shared_ptr<Node> node;  // keeps the SavedVariable (a node member) alive
+  SavedVariable* saved;
+};
+
 class SavedLookup final : public autograd::SavedAttributeVisitor {
  public:
-  SavedLookup(std::string want, std::shared_ptr<Node> node)
-      : want_(std::move(want)), node_(std::move(node)) {}
-  void tensor(const char* name, const SavedVariable& v) override {
+  SavedLookup(std::string want, std::shared_ptr<Node> node, bool raw = false)
+      : want_(std::move(want)), node_(std::move(node)), raw_(raw) {}
+  void tensor(const char* name, SavedVariable& v) override {
     if (hit(name)) {
-      result = py::cast(v.unpack(node_));
+      result = raw_ ? py::cast(SavedTensorRef{node_, &v}) : py::cast(v.unpack(node_));
     }
   }
-  void tensor_list(
-      const char* name, const std::vector<SavedVariable>& v) override {
+  void tensor_list(const char* name, std::vector<SavedVariable>& v) override {
     if (hit(name)) {
       py::tuple t(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
-        t[i] = py::cast(v[i].unpack(node_));
+        t[i] = raw_ ? py::cast(SavedTensorRef{node_, &v[i]}) : py::cast(v[i].unpack(node_));
       }
-      result = t;
+      result = raw_ ? py::object(py::list(t)) : py::object(t);
     }
   }
   void integer(const char* name, int64_t v) override {
@@ -92,9 +100,30 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
     }
     return false;
   }
-  std::string want_;
+    std::string want_;
   std::shared_ptr<Node> node_;
+  bool raw_;
 };
+
+// torch's registerFunctionHook: one OrderedDict per node and hook kind,
+// wrapped once in a hook object; later registrations add to the same dict.
+template <typename HookT, typename List>
+py::object register_node_hook(List& hooks, py::object hook) {
+  py::object dict;
+  for (const auto& h : hooks) {
+    if (auto* py_hook = dynamic_cast<HookT*>(h.get())) {
+      dict = py_hook->dict;
+      break;
+    }
+  }
+  if (!dict) {
+    dict = new_hook_dict();
+    hooks.push_back(std::make_unique<HookT>(dict));
+  }
+  py::object handle = make_handle(dict);
+  dict[handle.attr("id")] = hook;
+  return handle;
+}
 
 template <typename T>
 void bind_node(py::module_& m, const char* name) {
@@ -104,6 +133,15 @@ void bind_node(py::module_& m, const char* name) {
 }  // namespace
 
 void bind_nodes(py::module_& m) {
+  py::module_ am = m.def_submodule("_autograd", "Saved tensors and their hooks");
+  py::class_<SavedTensorRef>(am, "SavedTensor")
+      .def("register_hooks", [](SavedTensorRef& self, py::object pack, py::object unpack) {
+        NPGRAD_CHECK_TYPE(
+            PyCallable_Check(pack.ptr()) && PyCallable_Check(unpack.ptr()),
+            "register_hooks expects two callables (pack_hook, unpack_hook)");
+        self.saved->register_hooks(std::make_unique<PySavedVariableHooks>(pack, unpack));
+      }, py::arg("pack_hook"), py::arg("unpack_hook"));
+
   py::module_ fm = m.def_submodule("_functions", "Backward node classes");
   py::class_<Node, std::shared_ptr<Node>>(fm, "_NodeBase")
       .def("name", &Node::name)
@@ -137,11 +175,20 @@ void bind_nodes(py::module_& m) {
       .def("_sequence_nr", &Node::sequence_nr)
       .def("_set_sequence_nr", &Node::set_sequence_nr)
       .def("_topological_nr", &Node::topological_nr)
-      .def(
-          "__getattr__",
-          [](std::shared_ptr<Node> self,
-             const std::string& attr) -> py::object {
-            SavedLookup lookup(attr, self);
+            .def("register_hook", [](Node& self, py::object hook) {
+        return register_node_hook<PyFunctionPostHook>(self.post_hooks(), std::move(hook));
+      }, py::arg("fn"))
+      .def("register_prehook", [](Node& self, py::object hook) {
+        return register_node_hook<PyFunctionPreHook>(self.pre_hooks(), std::move(hook));
+      }, py::arg("fn"))
+      .def("_register_hook_dict", [](Node& self, py::object tensor) {
+        py::object dict = tensor.attr("_backward_hooks");
+        self.tensor_pre_hooks().push_back(std::make_shared<PyFunctionTensorPreHook>(
+            dict, autograd::output_nr(tensor.cast<Tensor>())));
+      })
+      .def("__getattr__", [](std::shared_ptr<Node> self, const std::string& attr) -> py::object {
+        bool raw = attr.rfind("_raw_saved_", 0) == 0;
+        SavedLookup lookup(raw ? "_saved_" + attr.substr(11) : attr, self, raw);
             self->visit_saved(lookup);
             if (!lookup.found) {
               throw py::attribute_error(

@@ -3,6 +3,7 @@
 #include <pybind11/numpy.h>
 
 #include "bindings.h"
+#include "python_hooks.h"
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
@@ -19,7 +20,9 @@ struct DType {
   ScalarType type;
 };
 
-py::object dtype_objects[4];
+// Borrowed for the life of the process: a static py::object would be
+// destroyed after the interpreter has finalized.
+PyObject* dtype_objects[4];
 PyTypeObject* tensor_type = nullptr;
 
 const char* kNumpyNames[] = {"bool", "int64", "float32", "float64"};
@@ -105,10 +108,58 @@ void set_data(const Tensor& self, const Tensor& other) {
   dst->dtype = src->dtype;
 }
 
+// A tensor's Python-side hook dicts (torch keeps them on THPVariable).
+struct TensorHookDicts final : autograd::TensorPyState {
+  py::object backward_hooks = py::none();
+  py::object post_accumulate_grad_hooks = py::none();
+};
+
+TensorHookDicts& hook_dicts(const Tensor& t) {
+  auto& state = autograd::materialize_autograd_meta(t).py_state;
+  if (!state) {
+    state = std::make_unique<TensorHookDicts>();
+  }
+  return static_cast<TensorHookDicts&>(*state);
+}
+
+py::object get_backward_hooks(const Tensor& t) {
+  auto* meta = autograd::get_autograd_meta(t);
+  return meta && meta->py_state ? static_cast<TensorHookDicts&>(*meta->py_state).backward_hooks
+                                : py::none();
+}
+
+// Setting the dict installs it as the tensor's single tensor pre-hook (used
+// by a leaf's AccumulateGrad); a non-leaf's node gets it via
+// grad_fn._register_hook_dict.
+void set_backward_hooks(const Tensor& t, py::object dict) {
+  hook_dicts(t).backward_hooks = dict;
+  auto& hooks = autograd::materialize_autograd_meta(t).hooks;
+  hooks.clear();
+  if (!dict.is_none()) {
+    hooks.push_back(std::make_shared<PyFunctionTensorPreHook>(dict, 0));
+  }
+}
+
+py::object get_post_acc_hooks(const Tensor& t) {
+  auto* meta = autograd::get_autograd_meta(t);
+  return meta && meta->py_state
+      ? static_cast<TensorHookDicts&>(*meta->py_state).post_accumulate_grad_hooks
+      : py::none();
+}
+
+void set_post_acc_hooks(const Tensor& t, py::object dict) {
+  hook_dicts(t).post_accumulate_grad_hooks = dict;
+  auto& hooks = autograd::materialize_autograd_meta(t).post_acc_grad_hooks;
+  hooks.clear();
+  if (!dict.is_none()) {
+    hooks.push_back(std::make_shared<PyPostAccumulateGradHooks>(dict));
+  }
+}
+
 }  // namespace
 
 py::object dtype_object(ScalarType t) {
-  return dtype_objects[static_cast<int>(t)];
+  return py::reinterpret_borrow<py::object>(dtype_objects[static_cast<int>(t)]);
 }
 
 ScalarType dtype_from_object(py::handle obj) {
@@ -173,8 +224,9 @@ void bind_tensor(py::module_& m) {
       });
   const char* names[] = {"bool", "int64", "float32", "float64"};
   for (int i = 0; i < 4; ++i) {
-    dtype_objects[i] = py::cast(DType{static_cast<ScalarType>(i)});
-    m.attr(names[i]) = dtype_objects[i];
+        py::object d = py::cast(DType{static_cast<ScalarType>(i)});
+    m.attr(names[i]) = d;
+    dtype_objects[i] = d.release().ptr();
   }
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(
@@ -338,9 +390,15 @@ void bind_tensor(py::module_& m) {
             }
             return self;
           })
+            .def_property("_backward_hooks", &get_backward_hooks, &set_backward_hooks)
+      .def_property("_post_accumulate_grad_hooks", &get_post_acc_hooks, &set_post_acc_hooks)
+      .def_property_readonly("_storage_id", [](const Tensor& self) {
+        // Shared by every alias of the data (views, detach): the key under
+        // which allow_mutation_on_saved_tensors tracks saved storage.
+        return reinterpret_cast<uintptr_t>(self.impl()->version_counter.get());
+      })
       .def_property(
-          "data",
-          [](const Tensor& self) { return variable_data(self); },
+          "data",[](const Tensor& self) { return variable_data(self); },
           [](const Tensor& self, const Tensor& other) {
             set_data(self, other);
           });

@@ -107,6 +107,8 @@ _cpu = device("cpu")
 
 from .autograd.grad_mode import enable_grad, no_grad, set_grad_enabled  # noqa: E402
 from . import autograd  # noqa: E402
+from . import utils  # noqa: E402,F401
+from .utils import hooks as _hooks  # noqa: E402,F401
 from . import return_types  # noqa: E402,F401
 
 # -------------------------------------------------------------- factories
@@ -285,6 +287,11 @@ def _iter(self: Tensor) -> Any:
     return (self[i] for i in range(self._shape[0]))
 
 
+from ._tensor_hooks import register_hook as _register_hook  # noqa: E402
+from ._tensor_hooks import register_post_accumulate_grad_hook as _register_pagh  # noqa: E402
+
+Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
+Tensor.register_post_accumulate_grad_hook = _register_pagh  # type: ignore[attr-defined]
 Tensor.__repr__ = _tensor_repr  # type: ignore[method-assign,assignment]
 Tensor.__str__ = _tensor_repr  # type: ignore[method-assign,assignment]
 Tensor.backward = _backward  # type: ignore[attr-defined]

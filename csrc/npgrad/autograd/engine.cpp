@@ -258,6 +258,41 @@ bool task_should_execute(Node* fn) {
   return node_should_execute(*task, fn);
 }
 
+bool will_engine_execute_node(Node* fn) {
+  GraphTask* task = tl_current_task;
+  NPGRAD_CHECK(
+      task != nullptr,
+      "_get_should_execute_nodes should only be called during the backward "
+      "pass");
+  if (task->nodes_in_graph.count(fn) == 0) {
+    return false;
+  }
+  if (task->exec_info.empty()) {
+    return true;
+  }
+  auto it = task->exec_info.find(fn);
+  if (it == task->exec_info.end() || !it->second.should_execute()) {
+    return false;
+  }
+  NPGRAD_CHECK(
+      !(fn->topological_nr() == 0 && !it->second.captures.empty()),
+      "A leaf node was passed to _will_engine_execute_node but we are "
+      "currently running autograd.grad(). This is currently not supported.");
+  return true;
+}
+
+bool will_engine_reach_node(Node* fn) {
+  GraphTask* task = tl_current_task;
+  NPGRAD_CHECK(task != nullptr, "expected to be called inside a backward call");
+  if (fn == task->graph_root) {
+    return true;
+  }
+  if (task->nodes_in_graph.count(fn) == 0) {
+    return false;
+  }
+  return task->exec_info.empty() || node_should_execute(*task, fn);
+}
+
 void validate_outputs(
     const edge_list& edges, variable_list& grads, const std::string& prefix) {
   NPGRAD_CHECK(
@@ -316,6 +351,7 @@ variable_list Engine::execute(
       min_topo_nr = std::min(min_topo_nr, e.function->topological_nr());
     }
   }
+  task->graph_root = root.get();
   compute_dependencies(*task, root.get(), min_topo_nr);
   if (!outputs.empty()) {
     init_to_execute(*task, root.get(), outputs, accumulate_grad, min_topo_nr);

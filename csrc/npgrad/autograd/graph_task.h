@@ -40,6 +40,8 @@ struct GraphTask {
   const int reentrant_depth;
   const int64_t id;
   std::unordered_set<Node*> nodes_in_graph;
+  /// The node the pass starts from (not in nodes_in_graph, as in torch).
+  Node* graph_root = nullptr;
   /// Empty: run everything reachable. Otherwise only should_execute() nodes.
   std::unordered_map<Node*, ExecInfo> exec_info;
 
@@ -56,7 +58,12 @@ struct GraphTask {
 GraphTask* current_graph_task();
 /// The node being evaluated on this thread, or null.
 Node* current_node();
-/// See Node::should_compute_output: false for nodes that a pruned pass skips.
+/// See Node::task_should_compute_output: false for nodes a pruned pass skips.
 bool task_should_execute(Node* fn);
+/// torch._C._will_engine_execute_node, with torch's errors.
+bool will_engine_execute_node(Node* fn);
+/// Whether the current pass reaches fn (runs its tensor pre-hooks), which is
+/// also true for a leaf captured by grad() and for the root.
+bool will_engine_reach_node(Node* fn);
 
 }  // namespace npgrad::autograd

@@ -28,9 +28,8 @@ uint64_t peek_sequence_nr();
 /// Visits the attributes a node saved for backward (`_saved_*` in Python).
 struct SavedAttributeVisitor {
   virtual ~SavedAttributeVisitor() = default;
-  virtual void tensor(const char* name, const SavedVariable& v) = 0;
-  virtual void tensor_list(
-      const char* name, const std::vector<SavedVariable>& v) = 0;
+  virtual void tensor(const char* name, SavedVariable& v) = 0;
+    virtual void tensor_list(const char* name, std::vector<SavedVariable>& v) = 0;
   virtual void integer(const char* name, int64_t v) = 0;
   virtual void real(const char* name, double v) = 0;
   virtual void boolean(const char* name, bool v) = 0;

@@ -1,6 +1,7 @@
 #include "npgrad/autograd/saved_variable.h"
 
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
@@ -31,6 +32,15 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   is_output_ = is_output;
   output_nr_ = output_nr(t);
   requires_grad_ = requires_grad(t);
+  // With default hooks active, the pack hook's result is stored instead of
+  // the tensor (Python numbers are never packed).
+  if (!t.impl()->is_wrapped_number) {
+    if (auto hooks = SavedTensorDefaultHooks::get()) {
+      save_metadata(t);
+      set_hooks_and_pack_data(std::move(hooks), t);
+      return;
+    }
+  }
   if (!is_output || is_leaf_) {
     // An input's producer is an older node, and a leaf holds its accumulator
     // only weakly: keeping the tensor itself makes no cycle.
@@ -41,9 +51,74 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   }
 }
 
+void SavedVariable::save_metadata(const Tensor& t) {
+  output_nr_ = output_nr(t);
+  if (is_leaf_) {
+    if (requires_grad_) {
+      grad_accumulator_ = grad_accumulator(t);
+    }
+  } else if (!is_output_) {
+    grad_fn_ = grad_fn(t);
+  }
+}
+
+void SavedVariable::set_hooks_and_pack_data(
+    std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data) {
+  hooks_ = std::move(hooks);
+  AutoGradMode no_grad(false);
+  uint32_t version = data.version();
+  hooks_->call_pack_hook(saved_original_ ? detach(data) : data);
+  NPGRAD_CHECK(
+      version == data.version(),
+      "A saved tensor pack hook is modifying its input in place. Tensors "
+      "provided as input to pack hook cannot be modified by in-place "
+      "operations as this can lead to unexpected side-effects. Please open an "
+      "issue if you need to perform in-place operations on the input to a "
+      "pack hook.");
+}
+
+void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
+  NPGRAD_CHECK(
+      !hooks_,
+      "Calling register_hooks on a saved tensor whose hooks have already been "
+      "set. Hint: only one pair of hooks is allowed at a time.");
+  if (!data_.defined()) {
+    NPGRAD_CHECK(
+        !was_defined_,
+        "Calling register_hooks on a saved tensor after it has been freed. "
+        "Saved intermediate values of the graph are freed when you call "
+        ".backward() or autograd.grad(). Specify retain_graph=True if you "
+        "need to backward through the graph a second time or if you need to "
+        "access saved values after calling backward.");
+    throw Error("Calling register_hooks on a saved tensor with value None is forbidden");
+  }
+  if (saved_original_) {
+    save_metadata(data_);
+  }
+  set_hooks_and_pack_data(std::move(hooks), data_);
+  data_ = Tensor();
+}
+
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) {
     return Tensor();
+  }
+  if (hooks_) {
+    // No version check: the hooks own what was saved.
+    Tensor data = hooks_->call_unpack_hook();
+    std::shared_ptr<Node> fn = is_output_ && !is_leaf_ ? saved_for : grad_fn_;
+    if (!fn && !requires_grad_ && !requires_grad(data)) {
+      return data;
+    }
+    Tensor out = detach(data);
+    if (fn) {
+      set_gradient_edge(out, Edge(fn, output_nr_));
+    } else if (requires_grad_) {
+      AutogradMeta& meta = materialize_autograd_meta(out);
+      meta.requires_grad = true;
+      meta.grad_accumulator = grad_accumulator_;
+    }
+    return out;
   }
   NPGRAD_CHECK(data_.defined(), messages::kBackwardTwice);
   std::shared_ptr<Node> fn =
@@ -83,6 +158,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
 
 void SavedVariable::reset_data() {
   data_ = Tensor();
+  hooks_.reset();
+  grad_fn_.reset();
   grad_accumulator_.reset();
 }
 

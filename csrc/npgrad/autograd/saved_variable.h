@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "npgrad/autograd/edge.h"
+#include "npgrad/autograd/saved_variable_hooks.h"
 #include "npgrad/tensor/tensor.h"
 
 namespace npgrad::autograd {
@@ -19,13 +20,18 @@ class SavedVariable {
  public:
   SavedVariable() = default;
   SavedVariable(const Tensor& t, bool is_output);
+  SavedVariable(SavedVariable&&) = default;
+  SavedVariable& operator=(SavedVariable&&) = default;
 
   /// The saved tensor, checked against its version. Throws kBackwardTwice
   /// after release.
   Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
   void reset_data();
+  /// grad_fn._raw_saved_x.register_hooks(pack, unpack): packs now, unpacks
+  /// through the hooks from then on.
+  void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
   bool defined() const { return was_defined_; }
-  bool has_been_released() const { return was_defined_ && !data_.defined(); }
+  bool has_been_released() const { return was_defined_ && !data_.defined() && !hooks_; }
 
  private:
   Tensor data_;
@@ -36,8 +42,13 @@ class SavedVariable {
   bool requires_grad_ = false;
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
-  // For a saved leaf that is not kept as the original: where its gradients go.
+  // With hooks (the tensor is not kept): the history to rebuild at unpack.
+  std::shared_ptr<Node> grad_fn_;
   std::shared_ptr<Node> grad_accumulator_;
+  std::unique_ptr<SavedVariableHooks> hooks_;
+
+  void save_metadata(const Tensor& t);
+  void set_hooks_and_pack_data(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data);
 };
 
 }  // namespace npgrad::autograd

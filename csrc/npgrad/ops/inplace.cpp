@@ -24,7 +24,12 @@ namespace {
 
 const char* kCategoryNames[] = {"Bool", "Long", "Float", "Double"};
 
+thread_local InplaceObserver inplace_observer;
+
 void check_inplace(const Tensor& self, bool result_requires_grad) {
+  if (inplace_observer) {
+    inplace_observer(self);
+  }
   if (!result_requires_grad) {
     return;
   }
@@ -96,6 +101,10 @@ std::shared_ptr<NodeT> make_inplace_node(
 }
 
 }  // namespace
+
+void set_inplace_observer(InplaceObserver observer) {
+  inplace_observer = std::move(observer);
+}
 
 void binary_(
     InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {

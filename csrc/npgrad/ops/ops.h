@@ -4,6 +4,7 @@
 // Backward formulas are written with these same ops, so with create_graph they
 // record a graph themselves (higher-order gradients).
 
+#include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -138,5 +139,11 @@ void index_put_(
     const Tensor& self,
     const std::vector<Tensor>& indices,
     const Tensor& value);
+
+/// Called with the tensor an in-place op is about to write, before the write
+/// (allow_mutation_on_saved_tensors clones saved originals there). Per thread;
+/// an empty function removes it.
+using InplaceObserver = std::function<void(const Tensor&)>;
+void set_inplace_observer(InplaceObserver observer);
 
 }  // namespace npgrad::ops

@@ -14,11 +14,13 @@ from typing import Any, Sequence, Union
 from .. import _C
 from . import graph
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
-from .graph import GradientEdge
+from .graph import GradientEdge, _engine_run_backward
+from .variable import Variable
 
 _TensorOrTensors = Union[_C.Tensor, Sequence[_C.Tensor]]
 
-__all__ = ["backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "Variable", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
@@ -103,7 +105,7 @@ def backward(
             "autograd.grad when creating the graph to avoid this. If you have to use this "
             "function, make sure to reset the .grad fields of your parameters to None after use "
             "to break the cycle and avoid the leak.", UserWarning, stacklevel=2)
-    _C._run_backward(t_tensors, grads, retain_graph, create_graph, t_inputs, True, True, GradientEdge)
+    _engine_run_backward(t_tensors, grads, retain_graph, create_graph, t_inputs, True, True)
 
 
 def grad(
@@ -133,8 +135,8 @@ def grad(
     grads = _make_grads(t_outputs, _tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs)))
     if retain_graph is None:
         retain_graph = create_graph
-    result = _C._run_backward(
-        t_outputs, grads, retain_graph, create_graph, t_inputs, allow_unused, False, GradientEdge)
+    result = _engine_run_backward(
+        t_outputs, grads, retain_graph, create_graph, t_inputs, allow_unused, False)
     if materialize_grads:
         import npgrad
 

@@ -1,0 +1,167 @@
+#include "python_hooks.h"
+
+#include "npgrad/util/error.h"
+
+namespace npgrad::bindings {
+
+namespace {
+
+std::string type_name(py::handle obj) {
+  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
+}
+
+std::string hook_name(py::handle hook) {
+  if (py::hasattr(hook, "__name__")) {
+    return py::str(hook.attr("__name__")).cast<std::string>();
+  }
+  return "<unknown>";
+}
+
+// torch's check_single_result: a hook may return None (no change) or a
+// tensor of the same type and size as what it was given.
+void check_single_result(py::handle original, py::handle result, py::handle hook) {
+  if (result.is_none()) {
+    return;
+  }
+  NPGRAD_CHECK(!original.is_none(), "can't replace a None gradient with a non-None value");
+  NPGRAD_CHECK_TYPE(
+      is_tensor(result), "expected Variable, but hook returned '", type_name(result), "'");
+  Tensor o = original.cast<Tensor>();
+  Tensor r = result.cast<Tensor>();
+  NPGRAD_CHECK(
+      o.dtype() == r.dtype(),
+      "hook '",
+      hook_name(hook),
+      "' has changed the type of value (was ",
+      legacy_type_name(o.dtype()),
+      " got ",
+      legacy_type_name(r.dtype()),
+      ")");
+  NPGRAD_CHECK(o.sizes() == r.sizes(), "hook '", hook_name(hook), "' has changed the size of value");
+}
+
+void check_result(py::handle prev, py::handle result, py::handle hook) {
+  NPGRAD_CHECK_TYPE(
+      PyTuple_Check(result.ptr()), "expected tuple, but hook returned '", type_name(result), "'");
+  auto prev_size = PyTuple_GET_SIZE(prev.ptr());
+  auto result_size = PyTuple_GET_SIZE(result.ptr());
+  NPGRAD_CHECK(
+      prev_size == result_size,
+      "hook '",
+      hook_name(hook),
+      "' has returned an incorrect number of values (got ",
+      result_size,
+      ", but expected ",
+      prev_size,
+      ")");
+  for (Py_ssize_t i = 0; i < prev_size; ++i) {
+    check_single_result(PyTuple_GET_ITEM(prev.ptr(), i), PyTuple_GET_ITEM(result.ptr(), i), hook);
+  }
+}
+
+// Calls every hook in dict with *args; a result that is not None replaces
+// args[0] after it is checked. Returns whether args[0] changed.
+bool call_hooks(const py::object& dict, py::tuple& args) {
+  bool modified = false;
+  py::list hooks(dict.attr("values")());  // snapshot: a hook may remove itself
+  for (py::handle hook : hooks) {
+    py::object res = hook(*args);
+    if (res.is_none()) {
+      continue;
+    }
+    py::object first = args[0];
+    if (res.is(first)) {
+      continue;
+    }
+    if (PyTuple_CheckExact(first.ptr())) {
+      check_result(first, res, hook);
+    } else {
+      check_single_result(first, res, hook);
+    }
+    py::list items(args);
+    items[0] = res;
+    args = py::tuple(items);
+    modified = true;
+  }
+  return modified;
+}
+
+py::tuple to_tuple(const variable_list& values) {
+  py::tuple t(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    t[i] = py::cast(values[i]);
+  }
+  return t;
+}
+
+variable_list from_tuple(py::handle tuple) {
+  variable_list out;
+  for (py::handle item : tuple) {
+    out.push_back(item.cast<Tensor>());
+  }
+  return out;
+}
+
+}  // namespace
+
+variable_list PyFunctionTensorPreHook::operator()(const variable_list& values) {
+  py::gil_scoped_acquire gil;
+  py::tuple args = py::make_tuple(values.at(value_idx));
+  if (!call_hooks(dict, args)) {
+    return values;
+  }
+  variable_list results(values);
+  results[value_idx] = args[0].cast<Tensor>();
+  return results;
+}
+
+variable_list PyFunctionPreHook::operator()(const variable_list& values) {
+  py::gil_scoped_acquire gil;
+  py::tuple args = py::make_tuple(to_tuple(values));
+  if (!call_hooks(dict, args)) {
+    return values;
+  }
+  return from_tuple(args[0]);
+}
+
+variable_list PyFunctionPostHook::operator()(const variable_list& outputs, const variable_list& inputs) {
+  py::gil_scoped_acquire gil;
+  py::tuple args = py::make_tuple(to_tuple(outputs), to_tuple(inputs));
+  if (!call_hooks(dict, args)) {
+    return outputs;
+  }
+  return from_tuple(args[0]);
+}
+
+// Results are checked like a tensor hook's; returning None or the tensor
+// itself is fine, any other (valid) replacement is an error, as in torch.
+void PyPostAccumulateGradHooks::operator()(const Tensor& param) {
+  py::gil_scoped_acquire gil;
+  py::tuple args = py::make_tuple(param);
+  NPGRAD_CHECK(!call_hooks(dict, args), "Tensor post accumulate grad hooks should return None.");
+}
+
+void PySavedVariableHooks::call_pack_hook(const Tensor& t) {
+  py::gil_scoped_acquire gil;
+  packed = pack(py::cast(t));
+}
+
+Tensor PySavedVariableHooks::call_unpack_hook() {
+  py::gil_scoped_acquire gil;
+  py::object r = unpack(packed);
+  NPGRAD_CHECK_TYPE(
+      is_tensor(r),
+      "Output of saved tensor unpack_hook expected to be a Tensor but got result of type ",
+      type_name(r));
+  return r.cast<Tensor>();
+}
+
+py::object make_handle(const py::object& dict) {
+  return py::module_::import("npgrad.utils.hooks").attr("RemovableHandle")(dict);
+}
+
+py::object new_hook_dict() {
+  return py::module_::import("collections").attr("OrderedDict")();
+}
+
+}  // namespace npgrad::bindings

@@ -1,0 +1,39 @@
+#pragma once
+// Pack/unpack hooks of saved tensors (torch/csrc/autograd/saved_variable_hooks.h)
+// and the thread-local stack of default hooks that saved_tensors_hooks pushes
+// (at::SavedTensorDefaultHooks). The bindings implement the hooks with Python
+// callables.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::autograd {
+
+struct SavedVariableHooks {
+  virtual ~SavedVariableHooks() = default;
+  /// Called once, at save time, under no_grad.
+  virtual void call_pack_hook(const Tensor& t) = 0;
+  /// Called at every unpack; must return a tensor.
+  virtual Tensor call_unpack_hook() = 0;
+};
+
+using SavedHooksFactory = std::function<std::unique_ptr<SavedVariableHooks>()>;
+
+struct SavedTensorDefaultHooks {
+  /// Throws the disabled message if hooks are disabled.
+  static void push(SavedHooksFactory factory);
+  static void pop();
+  /// Hooks for a tensor being saved now: the innermost pair, or null.
+  static std::unique_ptr<SavedVariableHooks> get();
+  static bool is_empty();
+  /// Disables default hooks with this message; throws it if a pair is active.
+  static void disable(const std::string& message);
+  static void enable();
+  static std::optional<std::string> disabled_error_message();
+};
+
+}  // namespace npgrad::autograd
