@@ -1,14 +1,14 @@
 // Grad mode, the private engine-state helpers torch's Python code calls, and
 // the error phrases exported for the tests.
 #include "bindings.h"
-#include "python_hooks.h"
-#include "npgrad/autograd/saved_variable_hooks.h"
-#include "npgrad/ops/ops.h"
-#include "npgrad/util/error.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_variable_hooks.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
+#include "python_hooks.h"
 
 namespace npgrad::bindings {
 
@@ -27,12 +27,13 @@ void bind_modes(py::module_& m) {
     }
     return py::cast(node->shared_from_this());
   });
-    m.def("_live_node_count", &autograd::live_node_count);
+  m.def("_live_node_count", &autograd::live_node_count);
   m.def("_will_engine_execute_node", [](py::handle node) {
     NPGRAD_CHECK(
         py::isinstance<autograd::Node>(node),
         "_will_engine_execute_node expects an grad_fn, but got ",
-        py::str(py::type::handle_of(node).attr("__name__")).cast<std::string>());
+        py::str(py::type::handle_of(node).attr("__name__"))
+            .cast<std::string>());
     return autograd::will_engine_execute_node(node.cast<autograd::Node*>());
   });
   m.def("_will_engine_reach_node", [](autograd::Node* node) {
@@ -53,16 +54,24 @@ void bind_modes(py::module_& m) {
 
   using autograd::SavedTensorDefaultHooks;
   py::module_ am = m.attr("_autograd");
-  am.def("_push_saved_tensors_default_hooks", [](py::object pack, py::object unpack) {
-    SavedTensorDefaultHooks::push([pack, unpack]() {
-      return std::make_unique<PySavedVariableHooks>(pack, unpack);
-    });
-  }, py::arg("pack_hook"), py::arg("unpack_hook"));
+  am.def(
+      "_push_saved_tensors_default_hooks",
+      [](py::object pack, py::object unpack) {
+        SavedTensorDefaultHooks::push([pack, unpack]() {
+          return std::make_unique<PySavedVariableHooks>(pack, unpack);
+        });
+      },
+      py::arg("pack_hook"),
+      py::arg("unpack_hook"));
   am.def("_pop_saved_tensors_default_hooks", &SavedTensorDefaultHooks::pop);
-  am.def("_saved_tensors_hooks_disable", &SavedTensorDefaultHooks::disable, py::arg("error_message"));
+  am.def(
+      "_saved_tensors_hooks_disable",
+      &SavedTensorDefaultHooks::disable,
+      py::arg("error_message"));
   am.def("_saved_tensors_hooks_enable", &SavedTensorDefaultHooks::enable);
-  am.def("_saved_tensors_hooks_get_disabled_error_message",
-         &SavedTensorDefaultHooks::disabled_error_message);
+  am.def(
+      "_saved_tensors_hooks_get_disabled_error_message",
+      &SavedTensorDefaultHooks::disabled_error_message);
   am.def("_saved_tensors_hooks_is_enabled", []() {
     return !SavedTensorDefaultHooks::disabled_error_message().has_value();
   });

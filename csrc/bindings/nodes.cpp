@@ -3,7 +3,7 @@
 // pybind11 returns the existing wrapper for a node while one is alive, so
 // `t.grad_fn is t.grad_fn`; the metadata dict lives on the C++ node.
 #include "bindings.h"
-#include "python_hooks.h"
+#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
@@ -12,9 +12,9 @@
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
-#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/util/error.h"
+#include "python_hooks.h"
 
 namespace npgrad::bindings {
 
@@ -47,14 +47,16 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
       : want_(std::move(want)), node_(std::move(node)), raw_(raw) {}
   void tensor(const char* name, SavedVariable& v) override {
     if (hit(name)) {
-      result = raw_ ? py::cast(SavedTensorRef{node_, &v}) : py::cast(v.unpack(node_));
+      result = raw_ ? py::cast(SavedTensorRef{node_, &v})
+                    : py::cast(v.unpack(node_));
     }
   }
   void tensor_list(const char* name, std::vector<SavedVariable>& v) override {
     if (hit(name)) {
       py::tuple t(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
-        t[i] = raw_ ? py::cast(SavedTensorRef{node_, &v[i]}) : py::cast(v[i].unpack(node_));
+        t[i] = raw_ ? py::cast(SavedTensorRef{node_, &v[i]})
+                    : py::cast(v[i].unpack(node_));
       }
       result = raw_ ? py::object(py::list(t)) : py::object(t);
     }
@@ -100,7 +102,7 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
     }
     return false;
   }
-    std::string want_;
+  std::string want_;
   std::shared_ptr<Node> node_;
   bool raw_;
 };
@@ -133,14 +135,49 @@ void bind_node(py::module_& m, const char* name) {
 }  // namespace
 
 void bind_nodes(py::module_& m) {
-  py::module_ am = m.def_submodule("_autograd", "Saved tensors and their hooks");
+  py::module_ am =
+      m.def_submodule("_autograd", "Saved tensors and their hooks");
   py::class_<SavedTensorRef>(am, "SavedTensor")
-      .def("register_hooks", [](SavedTensorRef& self, py::object pack, py::object unpack) {
-        NPGRAD_CHECK_TYPE(
-            PyCallable_Check(pack.ptr()) && PyCallable_Check(unpack.ptr()),
-            "register_hooks expects two callables (pack_hook, unpack_hook)");
-        self.saved->register_hooks(std::make_unique<PySavedVariableHooks>(pack, unpack));
-      }, py::arg("pack_hook"), py::arg("unpack_hook"));
+      .def(py::init([]() -> SavedTensorRef {
+        throw Error(
+            "Trying to create a SavedTensor object from Python is forbidden.");
+      }))
+      .def(
+          "register_hooks",
+          [](SavedTensorRef& self, py::object pack, py::object unpack) {
+            NPGRAD_CHECK_TYPE(
+                PyCallable_Check(pack.ptr()) && PyCallable_Check(unpack.ptr()),
+                "register_hooks expects two callables (pack_hook, "
+                "unpack_hook)");
+            self.saved->register_hooks(
+                std::make_unique<PySavedVariableHooks>(pack, unpack));
+          },
+          py::arg("pack_hook"),
+          py::arg("unpack_hook"));
+
+  py::class_<autograd::InputMetadata>(am, "_InputMetadata")
+      .def_property_readonly(
+          "shape",
+          [](const autograd::InputMetadata& self) {
+            return py::module_::import("npgrad").attr("Size")(
+                py::tuple(py::cast(self.shape)));
+          })
+      .def_property_readonly(
+          "dtype",
+          [](const autograd::InputMetadata& self) {
+            return dtype_object(self.dtype);
+          })
+      .def_property_readonly(
+          "device",
+          [](const autograd::InputMetadata&) {
+            return py::module_::import("npgrad").attr("_cpu");
+          })
+      .def_property_readonly(
+          "is_nested_tensor",
+          [](const autograd::InputMetadata&) { return false; })
+      .def_property_readonly(
+          "is_cpp_nested_tensor",
+          [](const autograd::InputMetadata&) { return false; });
 
   py::module_ fm = m.def_submodule("_functions", "Backward node classes");
   py::class_<Node, std::shared_ptr<Node>>(fm, "_NodeBase")
@@ -172,23 +209,47 @@ void bind_nodes(py::module_& m) {
           })
       .def_property_readonly(
           "metadata", [](Node& self) { return metadata_of(self); })
+      .def_property_readonly(
+          "_input_metadata",
+          [](Node& self) {
+            py::tuple out(self.num_inputs());
+            for (std::size_t i = 0; i < self.num_inputs(); ++i) {
+              out[i] = py::cast(self.input_metadata(i));
+            }
+            return out;
+          })
       .def("_sequence_nr", &Node::sequence_nr)
       .def("_set_sequence_nr", &Node::set_sequence_nr)
       .def("_topological_nr", &Node::topological_nr)
-            .def("register_hook", [](Node& self, py::object hook) {
-        return register_node_hook<PyFunctionPostHook>(self.post_hooks(), std::move(hook));
-      }, py::arg("fn"))
-      .def("register_prehook", [](Node& self, py::object hook) {
-        return register_node_hook<PyFunctionPreHook>(self.pre_hooks(), std::move(hook));
-      }, py::arg("fn"))
-      .def("_register_hook_dict", [](Node& self, py::object tensor) {
-        py::object dict = tensor.attr("_backward_hooks");
-        self.tensor_pre_hooks().push_back(std::make_shared<PyFunctionTensorPreHook>(
-            dict, autograd::output_nr(tensor.cast<Tensor>())));
-      })
-      .def("__getattr__", [](std::shared_ptr<Node> self, const std::string& attr) -> py::object {
-        bool raw = attr.rfind("_raw_saved_", 0) == 0;
-        SavedLookup lookup(raw ? "_saved_" + attr.substr(11) : attr, self, raw);
+      .def(
+          "register_hook",
+          [](Node& self, py::object hook) {
+            return register_node_hook<PyFunctionPostHook>(
+                self.post_hooks(), std::move(hook));
+          },
+          py::arg("fn"))
+      .def(
+          "register_prehook",
+          [](Node& self, py::object hook) {
+            return register_node_hook<PyFunctionPreHook>(
+                self.pre_hooks(), std::move(hook));
+          },
+          py::arg("fn"))
+      .def(
+          "_register_hook_dict",
+          [](Node& self, py::object tensor) {
+            py::object dict = tensor.attr("_backward_hooks");
+            self.tensor_pre_hooks().push_back(
+                std::make_shared<PyFunctionTensorPreHook>(
+                    dict, autograd::output_nr(tensor.cast<Tensor>())));
+          })
+      .def(
+          "__getattr__",
+          [](std::shared_ptr<Node> self,
+             const std::string& attr) -> py::object {
+            bool raw = attr.rfind("_raw_saved_", 0) == 0;
+            SavedLookup lookup(
+                raw ? "_saved_" + attr.substr(11) : attr, self, raw);
             self->visit_saved(lookup);
             if (!lookup.found) {
               throw py::attribute_error(
@@ -273,6 +334,10 @@ void bind_nodes(py::module_& m) {
   bind_node<IndexBackward0>(fm, "IndexBackward0");
   bind_node<IndexPutImplBackward0>(fm, "IndexPutImplBackward0");
   bind_node<CopyBackwards>(fm, "CopyBackwards");
+  bind_node<CopySlices>(fm, "CopySlices");
+  bind_node<IndexPutBackward0>(fm, "IndexPutBackward0");
+  bind_node<AsStridedBackward0>(fm, "AsStridedBackward0");
+  bind_node<AsStridedScatterBackward0>(fm, "AsStridedScatterBackward0");
   bind_node<ZeroBackward0>(fm, "ZeroBackward0");
   bind_node<FillBackward2>(fm, "FillBackward2");
   bind_node<MmBackward0>(fm, "MmBackward0");

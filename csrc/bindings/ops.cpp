@@ -239,39 +239,17 @@ Tensor getitem(const Tensor& self, py::handle key) {
 
 void setitem(const Tensor& self, py::handle key, py::handle value) {
   Tensor v = operand_or_throw(value);
-  Indexed ix = [&] {
-    // The view is only a destination: it needs no history of its own.
-    autograd::AutoGradMode no_grad(false);
-    return apply_slicing(self, key);
-  }();
+  // The destination view is recorded like any view (in the current grad
+  // mode), so writing through it rebases self's history (CopySlices).
+  Indexed ix = apply_slicing(self, key);
   if (ix.has_advanced) {
     while (!ix.advanced.empty() && !ix.advanced.back().defined()) {
       ix.advanced.pop_back();
     }
-    if (ix.result.is_same(self)) {
-      ops::index_put_(self, ix.advanced, v);
-    } else {
-      ops::index_put_(ix.result, ix.advanced, v);
-      self.bump_version();
-    }
+    ops::index_put_(ix.result, ix.advanced, v);
     return;
   }
-  Tensor dst = ix.result;
-  if (dst.is_same(self)) {
-    dst = [&] {
-      autograd::AutoGradMode no_grad(false);
-      return ops::alias(self);
-    }();
-  }
-  // Writing through a view of a tensor that needs grad is the views issue's
-  // CopySlices; ops::copy_ raises a clear error for it.
-  if (!autograd::requires_grad(self) && autograd::requires_grad(v) &&
-      autograd::GradMode::is_enabled()) {
-    throw NotImplementedError(
-        "npgrad does not support writing a tensor that requires grad into a "
-        "tensor that does not (x[...] = v) yet; torch rebases x's history "
-        "with CopySlices. Use torch.where or cat to build x out of place.");
-  }
+  Tensor dst = ix.result.is_same(self) ? ops::alias(self) : ix.result;
   if (v.impl()->is_wrapped_number) {
     ops::fill_(dst, kernels::item(v));
   } else {

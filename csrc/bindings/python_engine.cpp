@@ -115,7 +115,7 @@ py::object run_backward(
     } else if (auto e = as_gradient_edge(in, edge_type)) {
       output_edges.push_back(*e);
     } else {
-      throw TypeError(
+      throw Error(
           "all inputs have to be Tensors or GradientEdges, but got " +
           type_name(in));
     }

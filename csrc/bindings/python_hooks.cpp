@@ -19,13 +19,19 @@ std::string hook_name(py::handle hook) {
 
 // torch's check_single_result: a hook may return None (no change) or a
 // tensor of the same type and size as what it was given.
-void check_single_result(py::handle original, py::handle result, py::handle hook) {
+void check_single_result(
+    py::handle original, py::handle result, py::handle hook) {
   if (result.is_none()) {
     return;
   }
-  NPGRAD_CHECK(!original.is_none(), "can't replace a None gradient with a non-None value");
+  NPGRAD_CHECK(
+      !original.is_none(),
+      "can't replace a None gradient with a non-None value");
   NPGRAD_CHECK_TYPE(
-      is_tensor(result), "expected Variable, but hook returned '", type_name(result), "'");
+      is_tensor(result),
+      "expected Variable, but hook returned '",
+      type_name(result),
+      "'");
   Tensor o = original.cast<Tensor>();
   Tensor r = result.cast<Tensor>();
   NPGRAD_CHECK(
@@ -37,12 +43,19 @@ void check_single_result(py::handle original, py::handle result, py::handle hook
       " got ",
       legacy_type_name(r.dtype()),
       ")");
-  NPGRAD_CHECK(o.sizes() == r.sizes(), "hook '", hook_name(hook), "' has changed the size of value");
+  NPGRAD_CHECK(
+      o.sizes() == r.sizes(),
+      "hook '",
+      hook_name(hook),
+      "' has changed the size of value");
 }
 
 void check_result(py::handle prev, py::handle result, py::handle hook) {
   NPGRAD_CHECK_TYPE(
-      PyTuple_Check(result.ptr()), "expected tuple, but hook returned '", type_name(result), "'");
+      PyTuple_Check(result.ptr()),
+      "expected tuple, but hook returned '",
+      type_name(result),
+      "'");
   auto prev_size = PyTuple_GET_SIZE(prev.ptr());
   auto result_size = PyTuple_GET_SIZE(result.ptr());
   NPGRAD_CHECK(
@@ -55,7 +68,10 @@ void check_result(py::handle prev, py::handle result, py::handle hook) {
       prev_size,
       ")");
   for (Py_ssize_t i = 0; i < prev_size; ++i) {
-    check_single_result(PyTuple_GET_ITEM(prev.ptr(), i), PyTuple_GET_ITEM(result.ptr(), i), hook);
+    check_single_result(
+        PyTuple_GET_ITEM(prev.ptr(), i),
+        PyTuple_GET_ITEM(result.ptr(), i),
+        hook);
   }
 }
 
@@ -124,7 +140,8 @@ variable_list PyFunctionPreHook::operator()(const variable_list& values) {
   return from_tuple(args[0]);
 }
 
-variable_list PyFunctionPostHook::operator()(const variable_list& outputs, const variable_list& inputs) {
+variable_list PyFunctionPostHook::operator()(
+    const variable_list& outputs, const variable_list& inputs) {
   py::gil_scoped_acquire gil;
   py::tuple args = py::make_tuple(to_tuple(outputs), to_tuple(inputs));
   if (!call_hooks(dict, args)) {
@@ -138,7 +155,9 @@ variable_list PyFunctionPostHook::operator()(const variable_list& outputs, const
 void PyPostAccumulateGradHooks::operator()(const Tensor& param) {
   py::gil_scoped_acquire gil;
   py::tuple args = py::make_tuple(param);
-  NPGRAD_CHECK(!call_hooks(dict, args), "Tensor post accumulate grad hooks should return None.");
+  NPGRAD_CHECK(
+      !call_hooks(dict, args),
+      "Tensor post accumulate grad hooks should return None.");
 }
 
 void PySavedVariableHooks::call_pack_hook(const Tensor& t) {
@@ -151,13 +170,15 @@ Tensor PySavedVariableHooks::call_unpack_hook() {
   py::object r = unpack(packed);
   NPGRAD_CHECK_TYPE(
       is_tensor(r),
-      "Output of saved tensor unpack_hook expected to be a Tensor but got result of type ",
+      "Output of saved tensor unpack_hook expected to be a Tensor but got "
+      "result of type ",
       type_name(r));
   return r.cast<Tensor>();
 }
 
 py::object make_handle(const py::object& dict) {
-  return py::module_::import("npgrad.utils.hooks").attr("RemovableHandle")(dict);
+  return py::module_::import("npgrad.utils.hooks")
+      .attr("RemovableHandle")(dict);
 }
 
 py::object new_hook_dict() {

@@ -29,7 +29,8 @@ struct PyFunctionPreHook final : autograd::FunctionPreHook {
 /// Node post-hooks: hook(grad_inputs, grad_outputs) -> tuple or None.
 struct PyFunctionPostHook final : autograd::FunctionPostHook {
   explicit PyFunctionPostHook(py::object dict) : dict(std::move(dict)) {}
-  variable_list operator()(const variable_list& outputs, const variable_list& inputs) override;
+  variable_list operator()(
+      const variable_list& outputs, const variable_list& inputs) override;
   py::object dict;
 };
 

@@ -3,7 +3,6 @@
 #include <pybind11/numpy.h>
 
 #include "bindings.h"
-#include "python_hooks.h"
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
@@ -11,6 +10,7 @@
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
+#include "python_hooks.h"
 
 namespace npgrad::bindings {
 
@@ -124,8 +124,9 @@ TensorHookDicts& hook_dicts(const Tensor& t) {
 
 py::object get_backward_hooks(const Tensor& t) {
   auto* meta = autograd::get_autograd_meta(t);
-  return meta && meta->py_state ? static_cast<TensorHookDicts&>(*meta->py_state).backward_hooks
-                                : py::none();
+  return meta && meta->py_state
+             ? static_cast<TensorHookDicts&>(*meta->py_state).backward_hooks
+             : py::none();
 }
 
 // Setting the dict installs it as the tensor's single tensor pre-hook (used
@@ -142,9 +143,9 @@ void set_backward_hooks(const Tensor& t, py::object dict) {
 
 py::object get_post_acc_hooks(const Tensor& t) {
   auto* meta = autograd::get_autograd_meta(t);
-  return meta && meta->py_state
-      ? static_cast<TensorHookDicts&>(*meta->py_state).post_accumulate_grad_hooks
-      : py::none();
+  return meta && meta->py_state ? static_cast<TensorHookDicts&>(*meta->py_state)
+                                      .post_accumulate_grad_hooks
+                                : py::none();
 }
 
 void set_post_acc_hooks(const Tensor& t, py::object dict) {
@@ -224,7 +225,7 @@ void bind_tensor(py::module_& m) {
       });
   const char* names[] = {"bool", "int64", "float32", "float64"};
   for (int i = 0; i < 4; ++i) {
-        py::object d = py::cast(DType{static_cast<ScalarType>(i)});
+    py::object d = py::cast(DType{static_cast<ScalarType>(i)});
     m.attr(names[i]) = d;
     dtype_objects[i] = d.release().ptr();
   }
@@ -390,15 +391,22 @@ void bind_tensor(py::module_& m) {
             }
             return self;
           })
-            .def_property("_backward_hooks", &get_backward_hooks, &set_backward_hooks)
-      .def_property("_post_accumulate_grad_hooks", &get_post_acc_hooks, &set_post_acc_hooks)
-      .def_property_readonly("_storage_id", [](const Tensor& self) {
-        // Shared by every alias of the data (views, detach): the key under
-        // which allow_mutation_on_saved_tensors tracks saved storage.
-        return reinterpret_cast<uintptr_t>(self.impl()->version_counter.get());
-      })
+      .def_property("_backward_hooks", &get_backward_hooks, &set_backward_hooks)
       .def_property(
-          "data",[](const Tensor& self) { return variable_data(self); },
+          "_post_accumulate_grad_hooks",
+          &get_post_acc_hooks,
+          &set_post_acc_hooks)
+      .def_property_readonly(
+          "_storage_id",
+          [](const Tensor& self) {
+            // Shared by every alias of the data (views, detach): the key under
+            // which allow_mutation_on_saved_tensors tracks saved storage.
+            return reinterpret_cast<uintptr_t>(
+                self.impl()->version_counter.get());
+          })
+      .def_property(
+          "data",
+          [](const Tensor& self) { return variable_data(self); },
           [](const Tensor& self, const Tensor& other) {
             set_data(self, other);
           });

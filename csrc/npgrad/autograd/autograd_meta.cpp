@@ -2,6 +2,7 @@
 
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
+#include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
@@ -30,10 +31,80 @@ bool requires_grad(const Tensor& t) {
   return false;
 }
 
+ViewGeometry view_geometry(const Tensor& view) {
+  const TensorImpl* base = view.impl()->view_base.get();
+  auto itemsize = static_cast<int64_t>(element_size(view.dtype()));
+  int64_t offset = (static_cast<const char*>(view.data_ptr()) -
+                    static_cast<const char*>(base->data)) /
+                   itemsize;
+  return {base->sizes, base->strides, view.sizes(), view.strides(), offset};
+}
+
+namespace {
+// Note [Lazy grad_fn of views]
+// When a view's base, or another view of it, is modified in place, the
+// view's history is stale: its values now come from the modified base. On
+// the next read of grad_fn the view gets an AsStridedBackward0 over the
+// base's current history (torch's VariableHooks::grad_fn), unless it was
+// made in a way that forbids this (torch's handle_view_on_rebase).
+void regenerate_view_grad_fn(const Tensor& t) {
+  TensorImpl* impl = t.impl();
+  uint32_t current = impl->version_counter->version.load();
+  Tensor base(impl->view_base);
+  AutogradMeta* m = get_autograd_meta(t);
+  if ((m == nullptr || !m->grad_fn) && !requires_grad(base)) {
+    impl->attr_version = current;
+    return;
+  }
+  NPGRAD_CHECK(
+      impl->creation_meta != CreationMeta::NoGradMode,
+      "A view was created in no_grad mode and its base or another view of its "
+      "base has been modified inplace with grad mode enabled. Given that this "
+      "use case is ambiguous and error-prone, it is forbidden. You can clarify "
+      "your code by moving both the view and the inplace either both inside "
+      "the no_grad block (if you don't want the inplace to be tracked) or "
+      "both outside (if you want the inplace to be tracked).");
+  auto fn = make_node<AsStridedBackward0>();
+  fn->geometry = view_geometry(t);
+  fn->set_next_edges({requires_grad(base) ? gradient_edge(base) : Edge()});
+  fn->add_input_metadata(t);
+  AutogradMeta& meta = materialize_autograd_meta(t);
+  std::shared_ptr<Node> old_fn = std::move(meta.grad_fn);
+  uint32_t old_nr = meta.output_nr;
+  meta.grad_fn = std::move(fn);
+  meta.output_nr = 0;
+  impl->attr_version = current;
+  move_retains_grad_hook(t, old_fn, old_nr, meta.grad_fn);
+}
+}  // namespace
+
 const std::shared_ptr<Node>& grad_fn(const Tensor& t) {
   static const std::shared_ptr<Node> none;
+  TensorImpl* impl = t.impl();
+  if (impl->view_base &&
+      impl->attr_version != impl->version_counter->version.load()) {
+    regenerate_view_grad_fn(t);
+  }
   const AutogradMeta* m = get_autograd_meta(t);
   return m ? m->grad_fn : none;
+}
+
+void move_retains_grad_hook(
+    const Tensor& t,
+    const std::shared_ptr<Node>& old_fn,
+    uint32_t old_nr,
+    const std::shared_ptr<Node>& new_fn) {
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (meta == nullptr) {
+    return;
+  }
+  // Hooks registered from now on bind to the new grad_fn.
+  meta->py_state.reset();
+  if (old_fn && meta->retains_grad && old_fn != new_fn) {
+    old_fn->retains_grad_hooks().erase(old_nr);
+    new_fn->retains_grad_hooks()[meta->output_nr] =
+        make_retain_grad_hook(t, meta->output_nr);
+  }
 }
 
 uint32_t output_nr(const Tensor& t) {
@@ -124,6 +195,11 @@ class RetainGradHook final : public FunctionPreHook {
 };
 }  // namespace
 
+std::shared_ptr<FunctionPreHook> make_retain_grad_hook(
+    const Tensor& t, uint32_t idx) {
+  return std::make_shared<RetainGradHook>(t, idx);
+}
+
 void retain_grad(const Tensor& t) {
   NPGRAD_CHECK(requires_grad(t), messages::kRetainGradNoGrad);
   if (is_leaf(t)) {
@@ -133,8 +209,8 @@ void retain_grad(const Tensor& t) {
   if (meta.retains_grad) {
     return;
   }
-  meta.grad_fn->retains_grad_hooks()[meta.output_nr] =
-      std::make_shared<RetainGradHook>(t, meta.output_nr);
+  grad_fn(t)->retains_grad_hooks()[meta.output_nr] =
+      make_retain_grad_hook(t, meta.output_nr);
   meta.retains_grad = true;
 }
 

@@ -59,6 +59,18 @@ std::shared_ptr<Node> try_get_grad_accumulator(const Tensor& t);
 void set_requires_grad(const Tensor& t, bool value);
 /// Makes (fn, output_nr) the history of t.
 void set_gradient_edge(const Tensor& t, Edge edge);
+struct ViewGeometry;
+/// The geometry of a view relative to its root base's data.
+ViewGeometry view_geometry(const Tensor& view);
+/// After t's grad_fn changed from old_fn to new_fn: a retains_grad hook
+/// follows the tensor, and Python hooks registered later bind to new_fn.
+void move_retains_grad_hook(
+    const Tensor& t,
+    const std::shared_ptr<Node>& old_fn,
+    uint32_t old_nr,
+    const std::shared_ptr<Node>& new_fn);
+std::shared_ptr<FunctionPreHook> make_retain_grad_hook(
+    const Tensor& t, uint32_t idx);
 /// t.retain_grad(): a non-leaf keeps its gradient in .grad (no-op on leaves).
 void retain_grad(const Tensor& t);
 /// A tensor sharing t's data and version counter, with no autograd state.

@@ -29,7 +29,7 @@ uint64_t peek_sequence_nr();
 struct SavedAttributeVisitor {
   virtual ~SavedAttributeVisitor() = default;
   virtual void tensor(const char* name, SavedVariable& v) = 0;
-    virtual void tensor_list(const char* name, std::vector<SavedVariable>& v) = 0;
+  virtual void tensor_list(const char* name, std::vector<SavedVariable>& v) = 0;
   virtual void integer(const char* name, int64_t v) = 0;
   virtual void real(const char* name, double v) = 0;
   virtual void boolean(const char* name, bool v) = 0;

@@ -89,8 +89,10 @@ void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
         "Saved intermediate values of the graph are freed when you call "
         ".backward() or autograd.grad(). Specify retain_graph=True if you "
         "need to backward through the graph a second time or if you need to "
-        "access saved values after calling backward.");
-    throw Error("Calling register_hooks on a saved tensor with value None is forbidden");
+        "access saved variables after calling backward.");
+    throw Error(
+        "Calling register_hooks on a saved tensor with value None is "
+        "forbidden");
   }
   if (saved_original_) {
     save_metadata(data_);

@@ -31,7 +31,9 @@ class SavedVariable {
   /// through the hooks from then on.
   void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
   bool defined() const { return was_defined_; }
-  bool has_been_released() const { return was_defined_ && !data_.defined() && !hooks_; }
+  bool has_been_released() const {
+    return was_defined_ && !data_.defined() && !hooks_;
+  }
 
  private:
   Tensor data_;
@@ -48,7 +50,8 @@ class SavedVariable {
   std::unique_ptr<SavedVariableHooks> hooks_;
 
   void save_metadata(const Tensor& t);
-  void set_hooks_and_pack_data(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data);
+  void set_hooks_and_pack_data(
+      std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data);
 };
 
 }  // namespace npgrad::autograd

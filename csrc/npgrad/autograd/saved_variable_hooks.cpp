@@ -18,7 +18,8 @@ void SavedTensorDefaultHooks::push(SavedHooksFactory factory) {
 }
 
 void SavedTensorDefaultHooks::pop() {
-  NPGRAD_INTERNAL_ASSERT(!stack.empty(), "pop of an empty saved tensors hooks stack");
+  NPGRAD_INTERNAL_ASSERT(
+      !stack.empty(), "pop of an empty saved tensors hooks stack");
   stack.pop_back();
 }
 
@@ -29,14 +30,18 @@ std::unique_ptr<SavedVariableHooks> SavedTensorDefaultHooks::get() {
   return stack.back()();
 }
 
-bool SavedTensorDefaultHooks::is_empty() { return stack.empty(); }
+bool SavedTensorDefaultHooks::is_empty() {
+  return stack.empty();
+}
 
 void SavedTensorDefaultHooks::disable(const std::string& message) {
   disabled_message = message;
   NPGRAD_CHECK(stack.empty(), message);
 }
 
-void SavedTensorDefaultHooks::enable() { disabled_message.reset(); }
+void SavedTensorDefaultHooks::enable() {
+  disabled_message.reset();
+}
 
 std::optional<std::string> SavedTensorDefaultHooks::disabled_error_message() {
   return disabled_message;

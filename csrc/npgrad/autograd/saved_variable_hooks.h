@@ -1,8 +1,8 @@
 #pragma once
-// Pack/unpack hooks of saved tensors (torch/csrc/autograd/saved_variable_hooks.h)
-// and the thread-local stack of default hooks that saved_tensors_hooks pushes
-// (at::SavedTensorDefaultHooks). The bindings implement the hooks with Python
-// callables.
+// Pack/unpack hooks of saved tensors
+// (torch/csrc/autograd/saved_variable_hooks.h) and the thread-local stack of
+// default hooks that saved_tensors_hooks pushes (at::SavedTensorDefaultHooks).
+// The bindings implement the hooks with Python callables.
 
 #include <functional>
 #include <memory>

@@ -319,6 +319,20 @@ Tensor empty(const Shape& sizes, ScalarType dtype) {
       static_cast<int>(dims.size()), dims.data(), npy_type(dtype)));
 }
 
+Tensor empty_strided(
+    const Shape& sizes, const Shape& strides, ScalarType dtype) {
+  int64_t extent = 1;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  Tensor buffer = empty({extent}, dtype);
+  return view_as_strided(buffer, sizes, strides, 0);
+}
+
 Tensor full(const Shape& sizes, double value, ScalarType dtype) {
   Tensor t = empty(sizes, dtype);
   fill(t, value);

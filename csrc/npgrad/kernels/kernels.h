@@ -30,6 +30,9 @@ Tensor wrap_array(void* ndarray);
 Tensor from_array(void* ndarray);
 
 Tensor empty(const Shape& sizes, ScalarType dtype);
+/// Uninitialised memory laid out with these strides (no overlap assumed).
+Tensor empty_strided(
+    const Shape& sizes, const Shape& strides, ScalarType dtype);
 Tensor full(const Shape& sizes, double value, ScalarType dtype);
 /// A 0-dim tensor; wrapped numbers are Python scalars turned into tensors.
 Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped_number);

@@ -45,10 +45,7 @@ void check_inplace(const Tensor& self, bool result_requires_grad) {
         "both the view and the inplace either both inside the no_grad block "
         "(if you don't want the inplace to be tracked) or both outside (if "
         "you want the inplace to be tracked).");
-    throw NotImplementedError(
-        "npgrad does not support in-place operations on a view when the "
-        "result requires grad yet (torch rebases the base's history with "
-        "CopySlices). Clone the view first, or modify the base.");
+    return;
   }
   NPGRAD_CHECK(!(is_leaf(self) && requires_grad(self)), messages::kLeafInplace);
 }
@@ -72,24 +69,29 @@ SavedVariable save_original(const Tensor& self) {
 // Steps (4) and (5) of the mutation path.
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
   self.bump_version();
-  if (node) {
-    AutogradMeta& meta = materialize_autograd_meta(self);
-    std::shared_ptr<Node> old_fn = meta.grad_fn;
-    uint32_t old_nr = meta.output_nr;
-    set_history(self, node);
-    // A retains_grad hook follows the tensor to its new grad_fn.
-    if (old_fn && meta.retains_grad) {
-      auto& old_hooks = old_fn->retains_grad_hooks();
-      auto it = old_hooks.find(old_nr);
-      if (it != old_hooks.end()) {
-        node->retains_grad_hooks()[0] = std::move(it->second);
-        old_hooks.erase(it);
-      }
-    }
-    if (meta.py_state) {
-      meta.py_state.reset();  // hooks registered later bind to the new grad_fn
-    }
+  if (!node) {
+    return;
   }
+  if (self.is_view()) {
+    // The base's history becomes CopySlices around the op's node; the view's
+    // own grad_fn is then regenerated from the base (See Note [Lazy grad_fn
+    // of views] in autograd_meta.cpp).
+    Tensor base = self.base();
+    node->add_input_metadata(self);
+    AutogradMeta& base_meta = materialize_autograd_meta(base);
+    std::shared_ptr<Node> old_fn = base_meta.grad_fn;
+    uint32_t old_nr = base_meta.output_nr;
+    auto copy_slices = make_node<CopySlices>(base, view_geometry(self), node);
+    set_gradient_edge(base, Edge(copy_slices, 0));
+    move_retains_grad_hook(base, old_fn, old_nr, base_meta.grad_fn);
+    grad_fn(self);
+    return;
+  }
+  AutogradMeta& meta = materialize_autograd_meta(self);
+  std::shared_ptr<Node> old_fn = meta.grad_fn;
+  uint32_t old_nr = meta.output_nr;
+  set_history(self, node);
+  move_retains_grad_hook(self, old_fn, old_nr, node);
 }
 
 template <typename NodeT>
@@ -293,13 +295,16 @@ void index_put_(
     const Tensor& value) {
   bool rg = compute_requires_grad({&self, &value});
   check_inplace(self, rg);
-  NPGRAD_CHECK_TYPE(
-      !rg,
-      "npgrad does not support index_put_ (x[index_tensor] = v) when the "
-      "result requires grad yet; use torch.where or build the tensor out of "
-      "place.");
+  std::shared_ptr<Node> node;
+  if (rg) {
+    auto n = make_inplace_node<IndexPutBackward0>({&self, &value});
+    for (const auto& idx : indices) {
+      n->indices_.emplace_back(idx, false);
+    }
+    node = n;
+  }
   kernels::index_put(self, indices, value, false);
-  finish_inplace(self, nullptr);
+  finish_inplace(self, node);
 }
 
 }  // namespace npgrad::ops

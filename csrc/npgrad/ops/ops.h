@@ -93,6 +93,8 @@ Tensor slice(
     std::optional<int64_t> end,
     int64_t step);
 Tensor alias(const Tensor& a);
+/// A view of a's data with any geometry; offset in elements from a's data.
+Tensor as_strided(const Tensor& a, Shape sizes, Shape strides, int64_t offset);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
 
@@ -120,6 +122,15 @@ Tensor slice_backward(
     int64_t step);
 Tensor index_backward(
     const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices);
+/// Zeros laid out like (sizes, strides) with grad written at the view
+/// (view_sizes, view_strides, offset): the backward of as_strided.
+Tensor as_strided_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    const Shape& strides,
+    const Shape& view_sizes,
+    const Shape& view_strides,
+    int64_t offset);
 
 // ---- In-place (See Note [The mutation path] in inplace.cpp) ----
 enum class InplaceBinary { Add, Sub, Mul, Div };

@@ -478,3 +478,42 @@ Tensor slice_backward(
 }
 
 }  // namespace npgrad::ops
+
+namespace npgrad::ops {
+
+using namespace npgrad::autograd;
+
+Tensor as_strided(const Tensor& a, Shape sizes, Shape strides, int64_t offset) {
+  Tensor out =
+      make_view(a, kernels::view_as_strided(a, sizes, strides, offset));
+  if (compute_requires_grad({&a})) {
+    auto node = make_node<AsStridedBackward0>();
+    node->set_next_edges(collect_next_edges({&a}));
+    node->geometry = {a.sizes(), a.strides(), sizes, strides, offset};
+    set_history(out, node);
+  }
+  return out;
+}
+
+Tensor as_strided_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    const Shape& strides,
+    const Shape& view_sizes,
+    const Shape& view_strides,
+    int64_t offset) {
+  Tensor result = kernels::empty_strided(sizes, strides, grad.dtype());
+  kernels::fill(result, 0);
+  Tensor region =
+      kernels::view_as_strided(result, view_sizes, view_strides, offset);
+  kernels::binary_out(kernels::Binary::Add, region, grad, region);
+  if (compute_requires_grad({&grad})) {
+    auto node = make_node<AsStridedScatterBackward0>();
+    node->set_next_edges(collect_next_edges({&grad}));
+    node->geometry = {sizes, strides, view_sizes, view_strides, offset};
+    set_history(result, node);
+  }
+  return result;
+}
+
+}  // namespace npgrad::ops

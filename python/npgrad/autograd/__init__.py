@@ -37,41 +37,36 @@ def _tensor_or_tensors_to_tuple(tensors: Any, length: int) -> tuple[Any, ...]:
     return tuple(tensors)
 
 
-def _shape_of(out: Any) -> Any:
-    if isinstance(out, GradientEdge):
-        return out.node._input_metadata_shape(out.output_nr) if hasattr(out.node, "_input_metadata_shape") else None
-    return out.shape
-
-
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any]) -> tuple[Any, ...]:
+    import npgrad
+
     new_grads = []
     for i, (out, grad) in enumerate(zip(outputs, grads)):
+        if isinstance(out, GradientEdge):
+            meta = out.node._input_metadata[out.output_nr]
+            out_size, out_dtype = meta.shape, meta.dtype
+        else:
+            out_size, out_dtype = out.shape, out.dtype
         if isinstance(grad, _C.Tensor):
-            if isinstance(out, _C.Tensor) and tuple(out.shape) != tuple(grad.shape):
+            if tuple(out_size) != tuple(grad.shape):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} and "
-                    f"output[{i}] has a shape of {out.shape}.")
+                    f"output[{i}] has a shape of {out_size}.")
             new_grads.append(grad)
         elif grad is None:
-            if isinstance(out, _C.Tensor) and out.requires_grad:
-                if out.numel() != 1:
+            if isinstance(out, GradientEdge) or out.requires_grad:
+                if not all(s == 1 for s in out_size):
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not out.dtype.is_floating_point:
+                if not out_dtype.is_floating_point:
                     raise RuntimeError(
-                        f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-                new_grads.append(_ones_like(out))
+                        f"grad can be implicitly created only for real scalar outputs but got {out_dtype}")
+                new_grads.append(npgrad.ones(tuple(out_size), dtype=out_dtype))
             else:
                 new_grads.append(None)
         else:
             raise TypeError(
                 "gradients can be either Tensors or None, but got " + type(grad).__name__)
     return tuple(new_grads)
-
-
-def _ones_like(t: _C.Tensor) -> _C.Tensor:
-    import numpy as np
-
-    return _C.Tensor._from_numpy(np.ones(tuple(t._shape), t.dtype._numpy_name))
 
 
 def backward(

@@ -57,3 +57,72 @@ template struct FillBackward<true>;
 template struct FillBackward<false>;
 
 }  // namespace npgrad::autograd
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/graph_task.h"
+#include "npgrad/kernels/kernels.h"
+
+namespace npgrad::autograd {
+
+// Takes fn's next edges as its own, except edge 0, which goes to the base
+// instead of the view.
+CopySlices::CopySlices(
+    const Tensor& base, ViewGeometry view_geometry, std::shared_ptr<Node> fn_)
+    : view(std::move(view_geometry)), fn(std::move(fn_)) {
+  add_input_metadata(base);
+  add_next_edge(gradient_edge(base));
+  for (std::size_t i = 1; i < fn->num_outputs(); ++i) {
+    add_next_edge(fn->next_edge(i));
+  }
+}
+
+void CopySlices::compute(const variable_list& g, variable_list& out) {
+  // result: the base's gradient, laid out like the base so that the view's
+  // geometry addresses its region.
+  Tensor result =
+      kernels::empty_strided(view.base_sizes, view.base_strides, g[0].dtype());
+  ops::copy_(result, g[0]);
+  Tensor grad_slice =
+      ops::as_strided(result, view.sizes, view.strides, view.offset);
+  // fn's edge 0 (the view's old history) is outside this pass's graph; a
+  // pruned pass must still let fn compute that gradient.
+  GraphTask* task = current_graph_task();
+  if (task != nullptr && !task->exec_info.empty() &&
+      fn->next_edge(0).is_valid()) {
+    task->exec_info[fn->next_edge(0).function.get()].needed = true;
+  }
+  variable_list res = fn->apply({ops::clone(grad_slice)});
+  for (std::size_t i = 0; i < num_outputs(); ++i) {
+    if (!task_should_compute_output(i)) {
+      continue;
+    }
+    if (i == 0) {
+      if (res[0].defined()) {
+        ops::copy_(grad_slice, res[0]);
+      } else {
+        ops::unary_(ops::InplaceUnary::Zero, grad_slice);
+      }
+      out[0] = result;
+    } else {
+      out[i] = res[i];
+    }
+  }
+}
+
+void IndexPutBackward0::compute(const variable_list& g, variable_list& out) {
+  std::vector<Tensor> indices;
+  for (const auto& sv : indices_) {
+    indices.push_back(sv.unpack());
+  }
+  if (task_should_compute_output(0)) {
+    Tensor self_grad = ops::clone(g[0]);
+    ops::index_put_(
+        self_grad, indices, ops::wrapped_scalar(0, ScalarType::Int64));
+    out[0] = self_grad;
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = ops::index(g[0], indices);
+  }
+}
+
+}  // namespace npgrad::autograd

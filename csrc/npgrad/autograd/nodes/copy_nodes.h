@@ -69,3 +69,33 @@ using ZeroBackward0 = FillBackward<true>;
 using FillBackward2 = FillBackward<false>;
 
 }  // namespace npgrad::autograd
+
+#include "npgrad/autograd/nodes/view_nodes.h"
+
+namespace npgrad::autograd {
+
+/// The base's grad_fn after an in-place op wrote through one of its views
+/// (torch's CopySlices): runs the op's node on the view's region of the
+/// base's gradient and passes the rest of the gradient through.
+struct CopySlices final : FormulaNode {
+  CopySlices(const Tensor& base, ViewGeometry view, std::shared_ptr<Node> fn);
+  std::string name() const override { return "torch::autograd::CopySlices"; }
+  void compute(const variable_list& g, variable_list& out) override;
+  void release_variables() override { fn->release_variables(); }
+  ViewGeometry view;
+  std::shared_ptr<Node> fn;
+};
+
+/// x[index_tensor] = values on a tensor that requires grad.
+struct IndexPutBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(IndexPutBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void release_variables() override { indices_.clear(); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.boolean("_saved_accumulate", false);
+    v.tensor_list("_saved_indices", indices_);
+  }
+  std::vector<SavedVariable> indices_;
+};
+
+}  // namespace npgrad::autograd

@@ -71,3 +71,19 @@ void SliceBackwardBackward0::compute(
 }
 
 }  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+void AsStridedBackward0::compute(const variable_list& g, variable_list& out) {
+  const ViewGeometry& v = geometry;
+  out[0] = ops::as_strided_backward(
+      g[0], v.base_sizes, v.base_strides, v.sizes, v.strides, v.offset);
+}
+
+void AsStridedScatterBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  out[0] =
+      ops::as_strided(g[0], geometry.sizes, geometry.strides, geometry.offset);
+}
+
+}  // namespace npgrad::autograd

@@ -143,3 +143,34 @@ struct SliceBackwardBackward0 final : FormulaNode {
 };
 
 }  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+/// Geometry of a view relative to its root base's data (elements).
+struct ViewGeometry {
+  Shape base_sizes, base_strides;
+  Shape sizes, strides;
+  int64_t offset = 0;
+};
+
+/// A view's grad_fn after its base (or another view) was modified in place:
+/// the gradient flows to the base through the view's region.
+struct AsStridedBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(AsStridedBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_size", geometry.sizes);
+    v.integer("_saved_storage_offset", geometry.offset);
+    v.int_list("_saved_stride", geometry.strides);
+  }
+  ViewGeometry geometry;
+};
+
+/// The backward of as_strided_backward: read the region again.
+struct AsStridedScatterBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(AsStridedScatterBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  ViewGeometry geometry;
+};
+
+}  // namespace npgrad::autograd
