@@ -52,11 +52,6 @@ def test_get_gradient_edge_of_non_leaf(ng):
     assert edge.node is y.grad_fn and edge.output_nr == 0
 
 
-@pytest.mark.xfail(
-    not __import__("os").environ.get("NPGRAD_TESTS_AGAINST_TORCH"),
-    reason="uses a custom autograd.Function (issue 4)",
-    strict=True,
-)
 def test_get_gradient_edge_output_nr(ng):
     x = from_np(ng, X, requires_grad=True)
     a, b = two_outputs_function(ng).apply(x)

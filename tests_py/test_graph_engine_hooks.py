@@ -258,22 +258,12 @@ EXPECTED_LOG = [
 ]
 
 
-@pytest.mark.xfail(
-    not __import__("os").environ.get("NPGRAD_TESTS_AGAINST_TORCH"),
-    reason="uses a custom autograd.Function (issue 4)",
-    strict=True,
-)
 def test_debug_logging_of_executed_nodes(ng, caplog):
     messages = _logged_backward(ng, caplog)
     assert all(LOG_LINE.match(m) for m in messages), messages
     assert [NODE_REPR.sub(r"<\1>", m) for m in messages] == EXPECTED_LOG
 
 
-@pytest.mark.xfail(
-    not __import__("os").environ.get("NPGRAD_TESTS_AGAINST_TORCH"),
-    reason="uses a custom autograd.Function (issue 4)",
-    strict=True,
-)
 def test_debug_logging_matches_torch(ng, torch_ref, caplog):
     got = [NODE_REPR.sub(r"<\1>", m) for m in _logged_backward(ng, caplog)]
     expected = [NODE_REPR.sub(r"<\1>", m) for m in _logged_backward(torch_ref, caplog)]

@@ -8,6 +8,7 @@
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
+#include "python_function.h"
 #include "python_hooks.h"
 
 namespace npgrad::bindings {
@@ -25,19 +26,20 @@ void bind_modes(py::module_& m) {
     if (node == nullptr) {
       return py::none();
     }
-    return py::cast(node->shared_from_this());
+    return node_to_py(node->shared_from_this());
   });
   m.def("_live_node_count", &autograd::live_node_count);
-  m.def("_will_engine_execute_node", [](py::handle node) {
+  m.def("_will_engine_execute_node", [](py::handle obj) {
+    auto node = node_from_py(obj);
     NPGRAD_CHECK(
-        py::isinstance<autograd::Node>(node),
+        node != nullptr,
         "_will_engine_execute_node expects an grad_fn, but got ",
-        py::str(py::type::handle_of(node).attr("__name__"))
-            .cast<std::string>());
-    return autograd::will_engine_execute_node(node.cast<autograd::Node*>());
+        py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+    return autograd::will_engine_execute_node(node.get());
   });
-  m.def("_will_engine_reach_node", [](autograd::Node* node) {
-    return autograd::will_engine_reach_node(node);
+  m.def("_will_engine_reach_node", [](py::handle obj) {
+    auto node = node_from_py(obj);
+    return node != nullptr && autograd::will_engine_reach_node(node.get());
   });
   m.def("_increment_version", [](py::iterable tensors) {
     for (py::handle t : tensors) {

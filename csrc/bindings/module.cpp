@@ -1,6 +1,7 @@
 // npgrad._C: the native module. A list of bind_*() calls in dependency order.
 #include "bindings.h"
 #include "npgrad/kernels/kernels.h"
+#include "python_function.h"
 
 PYBIND11_MODULE(_C, m) {
   m.doc() =
@@ -11,6 +12,7 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor(m);
   bind_nodes(m);
   bind_ops(m);
+  bind_function(m);
   bind_engine(m);
   bind_modes(m);
 }

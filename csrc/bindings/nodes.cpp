@@ -14,6 +14,7 @@
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/util/error.h"
+#include "python_function.h"
 #include "python_hooks.h"
 
 namespace npgrad::bindings {
@@ -201,8 +202,7 @@ void bind_nodes(py::module_& m) {
             const auto& edges = self.next_edges();
             py::tuple out(edges.size());
             for (std::size_t i = 0; i < edges.size(); ++i) {
-              py::object fn =
-                  edges[i].function ? py::cast(edges[i].function) : py::none();
+              py::object fn = node_to_py(edges[i].function);
               out[i] = py::make_tuple(fn, edges[i].input_nr);
             }
             return out;

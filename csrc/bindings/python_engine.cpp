@@ -7,6 +7,7 @@
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
+#include "python_function.h"
 
 namespace npgrad::bindings {
 
@@ -27,11 +28,12 @@ std::optional<Edge> as_gradient_edge(py::handle obj, py::handle edge_type) {
   }
   py::tuple t = py::reinterpret_borrow<py::tuple>(obj);
   py::handle node = t[0];
+  auto fn = node_from_py(node);
   NPGRAD_CHECK_TYPE(
-      py::isinstance<Node>(node),
+      fn != nullptr,
       "GradientEdge's first object must be an autograd.graph.Node but got ",
       type_name(node));
-  return Edge(node.cast<std::shared_ptr<Node>>(), t[1].cast<uint32_t>());
+  return Edge(fn, t[1].cast<uint32_t>());
 }
 
 py::object run_backward(

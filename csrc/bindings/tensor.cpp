@@ -10,6 +10,7 @@
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
+#include "python_function.h"
 #include "python_hooks.h"
 
 namespace npgrad::bindings {
@@ -346,7 +347,9 @@ void bind_tensor(py::module_& m) {
       .def_property("grad", &get_grad, &set_grad)
       .def_property(
           "grad_fn",
-          [](const Tensor& self) { return autograd::grad_fn(self); },
+          [](const Tensor& self) {
+            return node_to_py(autograd::grad_fn(self));
+          },
           [](const Tensor& self, py::handle v) {
             NPGRAD_CHECK(v.is_none(), "_grad_fn can be only set to None");
             if (auto* meta = autograd::get_autograd_meta(self)) {

@@ -12,7 +12,8 @@ import warnings
 from typing import Any, Sequence, Union
 
 from .. import _C
-from . import graph
+from . import function, graph
+from .function import Function
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from .graph import GradientEdge, _engine_run_backward
 from .variable import Variable
@@ -20,7 +21,7 @@ from .variable import Variable
 _TensorOrTensors = Union[_C.Tensor, Sequence[_C.Tensor]]
 
 __all__ = [
-    "Variable", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
+    "Function", "Variable", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
