@@ -1,6 +1,7 @@
 // Grad mode, the private engine-state helpers torch's Python code calls, and
 // the error phrases exported for the tests.
 #include "bindings.h"
+#include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/autograd/node.h"
@@ -13,7 +14,80 @@
 
 namespace npgrad::bindings {
 
+namespace {
+
+void warn(const std::string& msg) {
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) {
+    PyErr_Clear();  // the original error is what propagates
+  }
+}
+
+std::string joined_stack(py::handle stack) {
+  return py::str("").attr("join")(stack).cast<std::string>();
+}
+
+// torch's PyAnomalyMetadata: the forward stack goes to metadata["traceback_"],
+// the node running when this one was created (during a backward) to
+// metadata["parent_"]; on error, the stacks are reported as warnings.
+struct PyAnomalyHandler final : autograd::AnomalyHandler {
+  void store_stack(autograd::Node& node) override {
+    py::gil_scoped_acquire gil;
+    py::dict& meta = node_metadata(node);
+    meta["traceback_"] =
+        py::module_::import("traceback").attr("format_stack")();
+    if (autograd::Node* parent = autograd::current_node()) {
+      meta["parent_"] = node_to_py(parent->shared_from_this());
+    }
+  }
+  void print_stack(autograd::Node& node) override {
+    py::gil_scoped_acquire gil;
+    py::dict& meta = node_metadata(node);
+    if (!meta.contains("traceback_")) {
+      warn(
+          "Error detected in " + node.name() +
+          ". No forward pass information available. Enable detect anomaly "
+          "during forward pass for more information.");
+      return;
+    }
+    warn(
+        "Error detected in " + node.name() +
+        ". Traceback of forward call that caused the error:\n" +
+        joined_stack(meta["traceback_"]));
+    py::object parent =
+        meta.contains("parent_") ? py::object(meta["parent_"]) : py::object();
+    while (parent && !parent.is_none()) {
+      auto parent_node = node_from_py(parent);
+      if (!parent_node) {
+        break;
+      }
+      py::dict& pmeta = node_metadata(*parent_node);
+      if (!pmeta.contains("traceback_")) {
+        break;
+      }
+      warn(
+          "\n\nPrevious calculation was induced by " + parent_node->name() +
+          ". Traceback of forward call that induced the previous "
+          "calculation:\n" +
+          joined_stack(pmeta["traceback_"]));
+      parent = pmeta.contains("parent_") ? py::object(pmeta["parent_"])
+                                         : py::object();
+    }
+  }
+};
+
+}  // namespace
+
 void bind_modes(py::module_& m) {
+  static PyAnomalyHandler anomaly_handler;  // trivially destructible state only
+  autograd::set_anomaly_handler(&anomaly_handler);
+  m.def("is_anomaly_enabled", &autograd::AnomalyMode::is_enabled);
+  m.def(
+      "is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
+  m.def(
+      "set_anomaly_enabled",
+      &autograd::AnomalyMode::set_enabled,
+      py::arg("enabled"),
+      py::arg("check_nan") = true);
   using autograd::GradMode;
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("_set_grad_enabled", &GradMode::set_enabled);

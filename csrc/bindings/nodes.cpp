@@ -28,12 +28,16 @@ struct NodeMetadata final : autograd::NodePyState {
   py::dict dict;
 };
 
-py::dict& metadata_of(Node& node) {
+}  // namespace
+
+py::dict& node_metadata(Node& node) {
   if (!node.py_state) {
     node.py_state = std::make_unique<NodeMetadata>();
   }
   return static_cast<NodeMetadata&>(*node.py_state).dict;
 }
+
+namespace {
 
 // Finds one saved attribute by name, or lists them all.
 // `_raw_saved_x`: the SavedVariable itself, to register per-tensor hooks.
@@ -208,7 +212,7 @@ void bind_nodes(py::module_& m) {
             return out;
           })
       .def_property_readonly(
-          "metadata", [](Node& self) { return metadata_of(self); })
+          "metadata", [](Node& self) { return node_metadata(self); })
       .def_property_readonly(
           "_input_metadata",
           [](Node& self) {

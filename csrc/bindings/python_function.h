@@ -32,6 +32,9 @@ struct FunctionBase {
   std::weak_ptr<PyNode> cdata;
 };
 
+/// The node's `metadata` dict (created on first use; lives on the node).
+py::dict& node_metadata(autograd::Node& node);
+
 /// A node as Python sees it: the ctx object for a PyNode, else its wrapper.
 py::object node_to_py(const std::shared_ptr<autograd::Node>& node);
 /// The node behind a Python node object (wrapper or ctx), or null.

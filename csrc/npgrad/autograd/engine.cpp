@@ -3,10 +3,12 @@
 #include <atomic>
 #include <queue>
 
+#include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 
@@ -203,6 +205,17 @@ void evaluate_function(
     fn.release_variables();
   }
   std::size_t n = outputs.size();
+  if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      NPGRAD_CHECK(
+          !(outputs[i].defined() && kernels::has_nan(outputs[i])),
+          "Function '",
+          fn.name(),
+          "' returned nan values in its ",
+          i,
+          "th output.");
+    }
+  }
   for (std::size_t i = 0; i < n; ++i) {
     const Edge& edge = fn.next_edge(i);
     if (!edge.is_valid()) {
@@ -381,7 +394,14 @@ variable_list Engine::execute(
     NodeTask next = std::move(const_cast<NodeTask&>(queue.top()));
     queue.pop();
     TaskStateGuard state(task.get(), next.fn.get());
-    evaluate_function(*task, next.fn, std::move(next.inputs), queue);
+    try {
+      evaluate_function(*task, next.fn, std::move(next.inputs), queue);
+    } catch (...) {
+      if (AnomalyMode::is_enabled() && anomaly_handler() != nullptr) {
+        anomaly_handler()->print_stack(*next.fn);
+      }
+      throw;
+    }
   }
 
   NPGRAD_CHECK(

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/util/error.h"
 
@@ -26,6 +27,9 @@ Node::Node(uint64_t sequence_nr, edge_list next_edges)
     : sequence_nr_(sequence_nr) {
   live_nodes.fetch_add(1, std::memory_order_relaxed);
   set_next_edges(std::move(next_edges));
+  if (AnomalyMode::is_enabled() && anomaly_handler() != nullptr) {
+    anomaly_handler()->store_stack(*this);
+  }
 }
 
 Node::~Node() {

@@ -1,5 +1,6 @@
 #include "npgrad/autograd/saved_variable.h"
 
+#include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
@@ -144,7 +145,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
         "; expected version ",
         saved_version_,
         " instead. ",
-        messages::kAnomalyHint));
+        AnomalyMode::is_enabled() ? messages::kAnomalyHintEnabled
+                                  : messages::kAnomalyHint));
   }
   if (saved_original_) {
     return data_;

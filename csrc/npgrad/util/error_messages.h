@@ -19,6 +19,10 @@ inline constexpr const char* kAnomalyHint =
     "Hint: enable anomaly detection to find the operation that failed to "
     "compute its gradient, with "
     "torch.autograd.set_detect_anomaly(True, check_nan=False).";
+inline constexpr const char* kAnomalyHintEnabled =
+    "Hint: the backtrace further above shows the operation that failed to "
+    "compute its gradient. The variable in question was changed in there or "
+    "anywhere later. Good luck!";
 inline constexpr const char* kLeafInplace =
     "a leaf Variable that requires grad is being used in an in-place "
     "operation.";

@@ -13,6 +13,7 @@ from typing import Any, Sequence, Union
 
 from .. import _C
 from . import function, graph
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from .graph import GradientEdge, _engine_run_backward
@@ -21,7 +22,7 @@ from .variable import Variable
 _TensorOrTensors = Union[_C.Tensor, Sequence[_C.Tensor]]
 
 __all__ = [
-    "Function", "Variable", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
+    "Function", "Variable", "detect_anomaly", "set_detect_anomaly", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
