@@ -3,6 +3,7 @@
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
+#include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
@@ -180,7 +181,8 @@ class RetainGradHook final : public FunctionPreHook {
     }
     Tensor t(impl);
     AutogradMeta& meta = materialize_autograd_meta(t);
-    std::lock_guard<std::mutex> lock(meta.mutex);
+    kernels::lock_releasing_gil(meta.mutex);
+    std::lock_guard<std::mutex> lock(meta.mutex, std::adopt_lock);
     if (!meta.grad.defined()) {
       meta.grad = ops::clone(g);
     } else {

@@ -606,6 +606,24 @@ bool is_exclusively_owned(const Tensor& t) {
          PyArray_BASE(a) == nullptr && (PyArray_FLAGS(a) & NPY_ARRAY_OWNDATA);
 }
 
+// Note [GIL and shared autograd state]
+// The engine runs with the GIL held, so the GIL serialises npgrad's own code.
+// But NumPy drops the GIL inside a large ufunc: a second thread's backward
+// can then run and reach state the first is in the middle of updating (a
+// leaf's .grad). That state has its own mutex; a thread must never block on
+// it while holding the GIL, or the owner could wait forever for the GIL.
+void lock_releasing_gil(std::mutex& m) {
+  if (m.try_lock()) {
+    return;
+  }
+  if (Py_IsInitialized() && PyGILState_Check()) {
+    Py_BEGIN_ALLOW_THREADS m.lock();
+    Py_END_ALLOW_THREADS
+  } else {
+    m.lock();
+  }
+}
+
 bool has_nan(const Tensor& t) {
   if (!is_floating(t.dtype())) {
     return false;

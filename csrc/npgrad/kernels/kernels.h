@@ -11,6 +11,7 @@
 // torch's does. The kernels take the GIL themselves when a reference count must
 // change on a thread that does not hold it.
 
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -109,6 +110,11 @@ void index_put(
 /// True when t is the only owner of its data: nobody can observe an in-place
 /// write into it (used to steal or accumulate gradients in place).
 bool is_exclusively_owned(const Tensor& t);
+/// Locks m without holding the GIL while waiting: NumPy releases the GIL
+/// inside large ufuncs, so the thread holding m may need the GIL to finish.
+/// See Note [GIL and shared autograd state] in kernels.cpp.
+void lock_releasing_gil(std::mutex& m);
+
 /// True if any element is NaN.
 bool has_nan(const Tensor& t);
 

@@ -52,7 +52,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   NPGRAD_CHECK(!grad_fn(variable_), messages::kLeafMovedIntoGraph);
   AutogradMeta& meta = materialize_autograd_meta(variable_);
   {
-    std::lock_guard<std::mutex> lock(meta.mutex);
+    kernels::lock_releasing_gil(meta.mutex);
+    std::lock_guard<std::mutex> lock(meta.mutex, std::adopt_lock);
     accumulate_grad(variable_, std::move(new_grad));
   }
   for (const auto& hook : meta.post_acc_grad_hooks) {
