@@ -27,10 +27,10 @@ std::string type_name(py::handle obj) {
 }
 
 // Raises when differentiated: the outputs of a once_differentiable backward.
-struct DelayedError final : autograd::Node {
-  explicit DelayedError(std::string msg) : msg(std::move(msg)) {}
+struct ErrorNode final : autograd::Node {
+  explicit ErrorNode(std::string msg) : msg(std::move(msg)) {}
   variable_list apply(variable_list&&) override { throw Error(msg); }
-  std::string name() const override { return "DelayedError"; }
+  std::string name() const override { return "torch::autograd::Error"; }
   std::string msg;
 };
 
@@ -102,6 +102,7 @@ py::object function_apply(
     if (!is_tensor(o)) {
       if (node) {
         node->add_input_metadata_undefined();
+        node->output_info.emplace_back(std::nullopt);
       }
       wrapped.append(o);
       continue;
@@ -111,6 +112,9 @@ py::object function_apply(
     bool is_modified = dirty.count(t.impl()) > 0;
     bool differentiable = node && non_differentiable.count(t.impl()) == 0 &&
                           is_floating(t.dtype());
+    if (node) {
+      node->output_info.emplace_back(OutputInfo{t.sizes(), t.dtype()});
+    }
     if (is_modified) {
       NPGRAD_CHECK(
           is_input,
@@ -122,6 +126,11 @@ py::object function_apply(
             "operation.");
       }
       t.bump_version();
+      if (differentiable) {
+        autograd::rebase_history(t, node);
+        wrapped.append(py::cast(t));
+        continue;
+      }
     } else if (is_input && differentiable) {
       // An input returned as-is becomes a view of it, so that the output has
       // its own history.
@@ -141,6 +150,18 @@ py::object function_apply(
     wrapped.append(py::cast(t));
   }
 
+  for (TensorImpl* d : dirty) {
+    bool returned = false;
+    for (py::handle o : outs) {
+      returned = returned || (is_tensor(o) && o.cast<Tensor>().impl() == d);
+    }
+    NPGRAD_CHECK(
+        returned,
+        "Some elements marked as dirty during the forward method were not "
+        "returned as output. "
+        "The inputs that are modified inplace must all be outputs of the "
+        "Function.");
+  }
   if (node && py::hasattr(ctx, "to_save")) {
     std::unordered_set<TensorImpl*> output_impls;
     for (py::handle o : wrapped) {
@@ -202,8 +223,10 @@ variable_list PyNode::apply(variable_list&& grads) {
   py::tuple args(grads.size());
   for (std::size_t i = 0; i < grads.size(); ++i) {
     Tensor g = grads[i];
-    if (!g.defined() && materialize && input_metadata(i).is_valid) {
-      g = ops::zeros(input_metadata(i).shape, input_metadata(i).dtype);
+    // Outputs that were tensors (non-differentiable ones included) get zeros.
+    if (!g.defined() && materialize && i < output_info.size() &&
+        output_info[i]) {
+      g = ops::zeros(output_info[i]->shape, output_info[i]->dtype);
     }
     args[i] = py::cast(g);
   }
@@ -247,7 +270,7 @@ variable_list PyNode::apply(variable_list&& grads) {
     if (g.is_none()) {
       out.emplace_back();
     } else {
-      NPGRAD_CHECK_TYPE(
+      NPGRAD_CHECK(
           is_tensor(g), "expected Variable or None (got ", type_name(g), ")");
       out.push_back(g.cast<Tensor>());
     }
@@ -277,6 +300,7 @@ std::shared_ptr<Node> node_from_py(py::handle obj) {
 
 void bind_function(py::module_& m) {
   py::module_ fm = m.attr("_functions");
+  py::class_<ErrorNode, Node, std::shared_ptr<ErrorNode>>(fm, "Error");
   py::class_<FunctionBase>(m, "_FunctionBase", py::dynamic_attr())
       .def(py::init<>())
       .def(
@@ -312,7 +336,7 @@ void bind_function(py::module_& m) {
     for (py::handle o : outputs) {
       tensors.push_back(o.is_none() ? Tensor() : o.cast<Tensor>());
     }
-    auto node = autograd::make_node<DelayedError>(msg);
+    auto node = autograd::make_node<ErrorNode>(msg);
     node->set_next_edges(autograd::collect_next_edges(tensors));
     py::tuple result(tensors.size());
     for (std::size_t i = 0; i < tensors.size(); ++i) {

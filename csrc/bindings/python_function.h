@@ -4,6 +4,7 @@
 // ctx object (an instance of <Name>Backward, a BackwardCFunction); PyNode
 // holds it strongly, and the ctx holds PyNode weakly, so there is no cycle.
 
+#include <optional>
 #include <vector>
 
 #include "bindings.h"
@@ -11,6 +12,11 @@
 #include "npgrad/autograd/saved_variable.h"
 
 namespace npgrad::bindings {
+
+struct OutputInfo {
+  Shape shape;
+  ScalarType dtype;
+};
 
 class PyNode final : public autograd::Node {
  public:
@@ -24,6 +30,9 @@ class PyNode final : public autograd::Node {
   /// One flag per forward argument: was it a tensor (has a next edge)?
   std::vector<bool> is_tensor_arg;
   std::vector<autograd::SavedVariable> saved_variables;
+  /// Shape and dtype of each forward output that was a tensor (to
+  /// materialize missing gradients as zeros).
+  std::vector<std::optional<OutputInfo>> output_info;
   bool has_freed_buffers = false;
 };
 

@@ -3,6 +3,8 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
+#include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/util/error.h"
 
 namespace npgrad::autograd {
 
@@ -53,6 +55,29 @@ edge_list collect_next_edges(const std::vector<Tensor>& inputs) {
 void set_history(const Tensor& out, const std::shared_ptr<Node>& fn) {
   uint32_t nr = fn->add_input_metadata(out);
   set_gradient_edge(out, Edge(fn, nr));
+}
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn) {
+  if (self.is_view()) {
+    Tensor base = self.base();
+    NPGRAD_CHECK(
+        fn->num_inputs() == 0,
+        "Functions which modify views in-place must return a single Variable");
+    fn->add_input_metadata(self);
+    AutogradMeta& base_meta = materialize_autograd_meta(base);
+    std::shared_ptr<Node> old_fn = base_meta.grad_fn;
+    uint32_t old_nr = base_meta.output_nr;
+    auto copy_slices = make_node<CopySlices>(base, view_geometry(self), fn);
+    set_gradient_edge(base, Edge(copy_slices, 0));
+    move_retains_grad_hook(base, old_fn, old_nr, base_meta.grad_fn);
+    grad_fn(self);  // regenerate the view's grad_fn from the new base history
+    return;
+  }
+  AutogradMeta& meta = materialize_autograd_meta(self);
+  std::shared_ptr<Node> old_fn = meta.grad_fn;
+  uint32_t old_nr = meta.output_nr;
+  set_history(self, fn);
+  move_retains_grad_hook(self, old_fn, old_nr, fn);
 }
 
 Tensor make_view(const Tensor& base, Tensor data) {

@@ -20,6 +20,10 @@ edge_list collect_next_edges(std::initializer_list<const Tensor*> inputs);
 edge_list collect_next_edges(const std::vector<Tensor>& inputs);
 /// Makes fn the grad_fn of out (output_nr = fn's next input slot).
 void set_history(const Tensor& out, const std::shared_ptr<Node>& fn);
+/// Makes fn the history of self after an in-place change (torch's
+/// rebase_history): for a view, the base's history becomes CopySlices around
+/// fn and the view's grad_fn is regenerated.
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 /// A new view of base's data: shares the version counter, records the root
 /// base. `data` holds the view's geometry.
 Tensor make_view(const Tensor& base, Tensor data);

@@ -69,29 +69,9 @@ SavedVariable save_original(const Tensor& self) {
 // Steps (4) and (5) of the mutation path.
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
   self.bump_version();
-  if (!node) {
-    return;
+  if (node) {
+    rebase_history(self, node);
   }
-  if (self.is_view()) {
-    // The base's history becomes CopySlices around the op's node; the view's
-    // own grad_fn is then regenerated from the base (See Note [Lazy grad_fn
-    // of views] in autograd_meta.cpp).
-    Tensor base = self.base();
-    node->add_input_metadata(self);
-    AutogradMeta& base_meta = materialize_autograd_meta(base);
-    std::shared_ptr<Node> old_fn = base_meta.grad_fn;
-    uint32_t old_nr = base_meta.output_nr;
-    auto copy_slices = make_node<CopySlices>(base, view_geometry(self), node);
-    set_gradient_edge(base, Edge(copy_slices, 0));
-    move_retains_grad_hook(base, old_fn, old_nr, base_meta.grad_fn);
-    grad_fn(self);
-    return;
-  }
-  AutogradMeta& meta = materialize_autograd_meta(self);
-  std::shared_ptr<Node> old_fn = meta.grad_fn;
-  uint32_t old_nr = meta.output_nr;
-  set_history(self, node);
-  move_retains_grad_hook(self, old_fn, old_nr, node);
 }
 
 template <typename NodeT>

@@ -140,12 +140,14 @@ class Function(metaclass=FunctionMeta):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         setup_context_style = cls.setup_context is not Function.setup_context
-        if setup_context_style:
-            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+        if kwargs or setup_context_style:
+            # Keyword arguments bind to forward's positions (after ctx in the
+            # forward(ctx, ...) style); the setup_context style also gets
+            # forward's defaults, so setup_context sees every input. As torch.
+            sig = inspect.signature(cls.forward)
+            bound = sig.bind(*args, **kwargs) if setup_context_style else sig.bind(None, *args, **kwargs)
             bound.apply_defaults()
-            args = bound.args
-        elif kwargs:
-            raise TypeError("apply() got unexpected keyword arguments for a forward(ctx, ...) Function")
+            args = bound.args if setup_context_style else bound.args[1:]
         return _C._functions._function_apply(cls, tuple(args), setup_context_style)
 
 
