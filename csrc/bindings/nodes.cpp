@@ -339,6 +339,7 @@ void bind_nodes(py::module_& m) {
   bind_node<IndexPutImplBackward0>(fm, "IndexPutImplBackward0");
   bind_node<CopyBackwards>(fm, "CopyBackwards");
   bind_node<CopySlices>(fm, "CopySlices");
+  bind_node<FillBackward3>(fm, "FillBackward3");
   bind_node<IndexPutBackward0>(fm, "IndexPutBackward0");
   bind_node<AsStridedBackward0>(fm, "AsStridedBackward0");
   bind_node<AsStridedScatterBackward0>(fm, "AsStridedScatterBackward0");

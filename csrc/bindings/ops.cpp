@@ -137,7 +137,10 @@ struct Indexed {
   bool has_advanced = false;
 };
 
-Indexed apply_slicing(const Tensor& self, py::handle key) {
+// keep_full_slices: x[:] is a SliceBackward0 view in getitem (torch disables
+// the slice optimization there), but setitem skips no-op slices.
+Indexed apply_slicing(
+    const Tensor& self, py::handle key, bool keep_full_slices) {
   Indexed out{self, {}, false};
   py::tuple items = py::isinstance<py::tuple>(key)
                         ? py::reinterpret_borrow<py::tuple>(key)
@@ -159,7 +162,7 @@ Indexed apply_slicing(const Tensor& self, py::handle key) {
       "too many indices for tensor of dimension ",
       self.dim());
   if (single && key.ptr() == Py_Ellipsis) {
-    out.result = ops::alias(self);
+    out.result = keep_full_slices ? ops::alias(self) : self;
     return out;
   }
   int64_t dim = 0;
@@ -181,7 +184,7 @@ Indexed apply_slicing(const Tensor& self, py::handle key) {
         step = py::reinterpret_borrow<py::object>(s->step).cast<int64_t>();
       }
       bool full = !start.value_or(0) && !stop && step == 1;
-      if (!full || single) {
+      if (!full || (single && keep_full_slices)) {
         r = ops::slice(r, dim, start, stop, step);
       }
       out.advanced.emplace_back();
@@ -227,7 +230,7 @@ Indexed apply_slicing(const Tensor& self, py::handle key) {
 }
 
 Tensor getitem(const Tensor& self, py::handle key) {
-  Indexed ix = apply_slicing(self, key);
+  Indexed ix = apply_slicing(self, key, true);
   if (!ix.has_advanced) {
     return ix.result;
   }
@@ -237,11 +240,31 @@ Tensor getitem(const Tensor& self, py::handle key) {
   return ops::index(ix.result, ix.advanced);
 }
 
+// torch's copy_to: copy_ when the shapes match, fill_ from a 0-dim value,
+// else strip the value's leading 1-dims (view), expand it to the
+// destination and copy_. Python numbers arrive as 0-dim tensors.
+void copy_to(const Tensor& dst, const Tensor& value) {
+  if (dst.sizes() == value.sizes()) {
+    ops::copy_(dst, value);
+  } else if (value.dim() == 0) {
+    ops::fill_(dst, value);
+  } else {
+    Shape stripped(value.sizes());
+    std::size_t lead = 0;
+    while (lead < stripped.size() && stripped[lead] == 1) {
+      ++lead;
+    }
+    stripped.erase(
+        stripped.begin(), stripped.begin() + static_cast<std::ptrdiff_t>(lead));
+    ops::copy_(dst, ops::expand(ops::view(value, stripped), dst.sizes()));
+  }
+}
+
 void setitem(const Tensor& self, py::handle key, py::handle value) {
   Tensor v = operand_or_throw(value);
   // The destination view is recorded like any view (in the current grad
   // mode), so writing through it rebases self's history (CopySlices).
-  Indexed ix = apply_slicing(self, key);
+  Indexed ix = apply_slicing(self, key, false);
   if (ix.has_advanced) {
     while (!ix.advanced.empty() && !ix.advanced.back().defined()) {
       ix.advanced.pop_back();
@@ -249,12 +272,7 @@ void setitem(const Tensor& self, py::handle key, py::handle value) {
     ops::index_put_(ix.result, ix.advanced, v);
     return;
   }
-  Tensor dst = ix.result.is_same(self) ? ops::alias(self) : ix.result;
-  if (v.impl()->is_wrapped_number) {
-    ops::fill_(dst, kernels::item(v));
-  } else {
-    ops::copy_(dst, v);
-  }
+  copy_to(ix.result, v);
 }
 
 template <typename Fn>

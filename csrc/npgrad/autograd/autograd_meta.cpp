@@ -114,9 +114,10 @@ uint32_t output_nr(const Tensor& t) {
 }
 
 Edge gradient_edge(const Tensor& t) {
-  const AutogradMeta* m = get_autograd_meta(t);
-  if (m != nullptr && m->grad_fn) {
-    return Edge(m->grad_fn, m->output_nr);
+  // Through grad_fn(): a stale view's history is regenerated first.
+  const std::shared_ptr<Node>& fn = grad_fn(t);
+  if (fn) {
+    return Edge(fn, output_nr(t));
   }
   return Edge(grad_accumulator(t), 0);
 }

@@ -379,6 +379,7 @@ variable_list Engine::execute(
     queue.push(NodeTask{root, InputBuffer(0)});
   }
 
+  kernels::IgnoreFpErrors quiet;  // one error-state switch for the whole pass
   // The whole pass, hooks and callbacks included, runs in grad mode
   // create_graph (See Note [Execution order of ready nodes]).
   AutoGradMode grad_mode(create_graph);

@@ -14,9 +14,10 @@ namespace {
 // messages name it.
 std::string forward_op_name(const Node& fn) {
   std::string name = fn.name();
-  auto pos = name.rfind("::");
-  if (pos != std::string::npos) {
-    name = name.substr(pos + 2);
+  // Nodes outside the generated set keep their full name
+  // ("torch::autograd::CopySlices"), as in torch's messages.
+  if (name.find("::") != std::string::npos) {
+    return name;
   }
   auto b = name.rfind("Backward");
   return b == std::string::npos || b == 0 ? name : name.substr(0, b);

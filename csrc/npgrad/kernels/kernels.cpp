@@ -40,6 +40,10 @@ struct NumpyFunctions {
   PyObject* kw_axis;
   PyObject* kw_casting;
   PyObject* kw_out;
+  // NumPy's error-state context variable, and its value under
+  // errstate(all="ignore").
+  PyObject* errstate_var;
+  PyObject* errstate_ignore;
 };
 NumpyFunctions np_;
 bool initialized_ = false;
@@ -242,7 +246,46 @@ void init() {
   np_.kw_axis = PyTuple_Pack(1, np_.str_axis);
   np_.kw_casting = PyTuple_Pack(1, np_.str_casting);
   np_.kw_out = PyTuple_Pack(1, PyUnicode_InternFromString("out"));
+  {
+    Ref config(PyImport_ImportModule("numpy._core._ufunc_config"));
+    np_.errstate_var =
+        check(PyObject_GetAttrString(config.p, "_extobj_contextvar"));
+    Ref errstate(PyObject_GetAttrString(numpy.p, "errstate"));
+    Ref kwargs(Py_BuildValue("{s:s}", "all", "ignore"));
+    Ref empty(PyTuple_New(0));
+    Ref ctx(PyObject_Call(errstate.p, empty.p, kwargs.p));
+    Ref entered(PyObject_CallMethod(ctx.p, "__enter__", nullptr));
+    PyObject* value = nullptr;
+    if (PyContextVar_Get(np_.errstate_var, nullptr, &value) < 0 ||
+        value == nullptr) {
+      throw_python_error();
+    }
+    np_.errstate_ignore = value;
+    Ref exited(PyObject_CallMethod(
+        ctx.p, "__exit__", "OOO", Py_None, Py_None, Py_None));
+  }
   initialized_ = true;
+}
+
+namespace {
+thread_local int fp_ignore_depth = 0;
+}
+
+IgnoreFpErrors::IgnoreFpErrors() {
+  if (fp_ignore_depth++ == 0 && initialized_) {
+    token_ = PyContextVar_Set(np_.errstate_var, np_.errstate_ignore);
+    if (token_ == nullptr) {
+      PyErr_Clear();
+    }
+  }
+}
+
+IgnoreFpErrors::~IgnoreFpErrors() {
+  --fp_ignore_depth;
+  if (token_ != nullptr) {
+    PyContextVar_Reset(np_.errstate_var, static_cast<PyObject*>(token_));
+    Py_DECREF(static_cast<PyObject*>(token_));
+  }
 }
 
 void array_incref(void* o) {
@@ -367,6 +410,7 @@ double item(const Tensor& t) {
 }
 
 Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
+  IgnoreFpErrors quiet;
   Ref x(operand(a, compute));
   Ref y(operand(b, compute));
   PyObject* args[2] = {x.p, y.p};
@@ -376,6 +420,7 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
 
 void binary_out(
     Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  IgnoreFpErrors quiet;
   ScalarType compute = out.dtype();
   Ref x(operand(a, compute));
   Ref y(operand(b, compute));
@@ -385,6 +430,7 @@ void binary_out(
 }
 
 Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
+  IgnoreFpErrors quiet;
   Ref x(operand(a, compute));
   if (op == Unary::Sigmoid) {
     // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
@@ -418,6 +464,7 @@ Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
 }
 
 void unary_out(Unary op, const Tensor& a, const Tensor& out) {
+  IgnoreFpErrors quiet;
   if (op == Unary::Sigmoid) {
     copy_into(out, unary(op, a, out.dtype()));
     return;
@@ -460,6 +507,7 @@ Tensor where(
 }
 
 Tensor cast(const Tensor& a, ScalarType dtype) {
+  IgnoreFpErrors quiet;
   PyObject* r = PyArray_NewLikeArray(
       arr(a), NPY_CORDER, PyArray_DescrFromType(npy_type(dtype)), 0);
   Tensor out = wrap_array(check(r));
@@ -518,6 +566,7 @@ Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
 }
 
 Tensor softmax(const Tensor& a, int64_t dim, bool log) {
+  IgnoreFpErrors quiet;
   // shifted = a - max(a, dim); softmax = exp(shifted) / sum(exp(shifted));
   // log_softmax = shifted - log(sum(exp(shifted))).
   Tensor m = amax(a, {dim}, true, true);

@@ -110,6 +110,20 @@ void index_put(
 /// True when t is the only owner of its data: nobody can observe an in-place
 /// write into it (used to steal or accumulate gradients in place).
 bool is_exclusively_owned(const Tensor& t);
+/// While alive, NumPy reports no floating-point errors (0/0, overflow): torch
+/// is silent about them, so npgrad's kernels are too. Nests cheaply: the
+/// engine holds one for a whole backward pass.
+class IgnoreFpErrors {
+ public:
+  IgnoreFpErrors();
+  ~IgnoreFpErrors();
+  IgnoreFpErrors(const IgnoreFpErrors&) = delete;
+  IgnoreFpErrors& operator=(const IgnoreFpErrors&) = delete;
+
+ private:
+  void* token_ = nullptr;
+};
+
 /// Locks m without holding the GIL while waiting: NumPy releases the GIL
 /// inside large ufuncs, so the thread holding m may need the GIL to finish.
 /// See Note [GIL and shared autograd state] in kernels.cpp.

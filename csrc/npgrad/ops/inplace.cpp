@@ -26,7 +26,17 @@ const char* kCategoryNames[] = {"Bool", "Long", "Float", "Double"};
 
 thread_local InplaceObserver inplace_observer;
 
-void check_inplace(const Tensor& self, bool result_requires_grad) {
+void check_inplace(
+    const Tensor& self, bool result_requires_grad, bool allow_overlap = false) {
+  // torch's assert_no_internal_overlap: a stride-0 dim of size > 1 (an
+  // expanded view) would have several elements written to one location.
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    NPGRAD_CHECK(
+        allow_overlap || !(self.sizes()[d] > 1 && self.strides()[d] == 0),
+        "unsupported operation: more than one element of the written-to tensor "
+        "refers to a single memory location. Please clone() the tensor before "
+        "performing the operation.");
+  }
   if (inplace_observer) {
     inplace_observer(self);
   }
@@ -37,6 +47,23 @@ void check_inplace(const Tensor& self, bool result_requires_grad) {
     Tensor base = self.base();
     NPGRAD_CHECK(
         !(is_leaf(base) && requires_grad(base)), messages::kViewOfLeafInplace);
+    if (self.impl()->creation_meta == CreationMeta::InCustomFunction) {
+      const auto& fn = grad_fn(self);
+      std::string op = fn ? fn->name() : std::string("a custom Function");
+      auto b = op.rfind("Backward");
+      if (b != std::string::npos && b > 0 &&
+          op.find("::") == std::string::npos) {
+        op = op.substr(0, b);
+      }
+      throw Error(
+          "Output " + std::to_string(output_nr(self)) + " of " + op +
+          " is a view and is being modified inplace. This view was created "
+          "inside a custom Function (or because an input was returned as-is) "
+          "and the autograd logic to handle view+inplace would override the "
+          "custom backward associated with the custom Function, leading to "
+          "incorrect gradients. This behavior is forbidden. You can fix this "
+          "by cloning the output of the custom Function.");
+    }
     NPGRAD_CHECK(
         self.impl()->creation_meta != CreationMeta::NoGradMode,
         "A view was created in no_grad mode and is being modified inplace "
@@ -155,7 +182,7 @@ void binary_(
 
 void unary_(InplaceUnary op, const Tensor& self) {
   bool rg = compute_requires_grad({&self});
-  check_inplace(self, rg);
+  check_inplace(self, rg, /*allow_overlap=*/op == InplaceUnary::Zero);
   if (op != InplaceUnary::Zero && op != InplaceUnary::Relu) {
     check_castable(ScalarType::Float32, self.dtype());
   }
@@ -217,7 +244,7 @@ void unary_(InplaceUnary op, const Tensor& self) {
 
 void fill_(const Tensor& self, double value) {
   bool rg = compute_requires_grad({&self});
-  check_inplace(self, rg);
+  check_inplace(self, rg, /*allow_overlap=*/true);
   std::shared_ptr<Node> node;
   if (rg) {
     auto n = make_node<FillBackward2>();
@@ -225,6 +252,22 @@ void fill_(const Tensor& self, double value) {
     node = n;
   }
   kernels::fill(self, value);
+  finish_inplace(self, node);
+}
+
+void fill_(const Tensor& self, const Tensor& value) {
+  NPGRAD_CHECK(
+      value.dim() == 0,
+      "fill_ only supports 0-dimension value tensor but got tensor with ",
+      value.dim(),
+      " dimensions.");
+  bool rg = compute_requires_grad({&self, &value});
+  check_inplace(self, rg, /*allow_overlap=*/true);
+  std::shared_ptr<Node> node;
+  if (rg) {
+    node = make_inplace_node<FillBackward3>({&self, &value});
+  }
+  kernels::fill(self, kernels::item(value));
   finish_inplace(self, node);
 }
 

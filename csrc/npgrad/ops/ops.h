@@ -142,6 +142,8 @@ void binary_(
 enum class InplaceUnary { Sin, Cos, Exp, Relu, Zero };
 void unary_(InplaceUnary op, const Tensor& self);
 void fill_(const Tensor& self, double value);
+/// fill_ with a 0-dim tensor (FillBackward3: the value gets grad.sum()).
+void fill_(const Tensor& self, const Tensor& value);
 void copy_(const Tensor& self, const Tensor& src);
 void clamp_(
     const Tensor& self, std::optional<double> min, std::optional<double> max);

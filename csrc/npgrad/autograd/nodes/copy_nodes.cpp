@@ -39,6 +39,15 @@ void IndexPutImplBackward0::compute(
   out[0] = index(g[0], indices);
 }
 
+void FillBackward3::compute(const variable_list& g, variable_list& out) {
+  if (task_should_compute_output(0)) {
+    out[0] = zeros_like(g[0]);
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = sum(g[0]);
+  }
+}
+
 void CopyBackwards::compute(const variable_list& g, variable_list& out) {
   if (task_should_compute_output(0)) {
     out[0] = zeros_like(g[0]);

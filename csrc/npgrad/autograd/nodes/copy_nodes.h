@@ -51,6 +51,11 @@ struct IndexPutImplBackward0 final : FormulaNode {
   std::vector<Tensor> indices;
 };
 
+struct FillBackward3 final : FormulaNode {
+  NPGRAD_NODE_NAME(FillBackward3)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
 struct CopyBackwards final : FormulaNode {
   std::string name() const override { return "torch::autograd::CopyBackwards"; }
   void compute(const variable_list& g, variable_list& out) override;
