@@ -1,6 +1,11 @@
 #include "python_hooks.h"
 
+#include <unordered_map>
+#include <unordered_set>
+
+#include "npgrad/autograd/graph_task.h"
 #include "npgrad/util/error.h"
+#include "python_function.h"
 
 namespace npgrad::bindings {
 
@@ -183,6 +188,89 @@ py::object make_handle(const py::object& dict) {
 
 py::object new_hook_dict() {
   return py::module_::import("collections").attr("OrderedDict")();
+}
+
+}  // namespace npgrad::bindings
+
+namespace npgrad::bindings {
+
+namespace {
+
+// register_multi_grad_hook's per-graph-task bookkeeping (DESIGN decision 10:
+// the counting is native). The GIL is held for the whole of each hook call and
+// nothing in it releases the GIL, so the GIL alone serialises the state even
+// when several threads run backward passes.
+struct MultiGradState {
+  py::object fn;
+  bool mode_all = true;
+  std::vector<std::shared_ptr<autograd::Node>> nodes;
+  struct Task {
+    std::size_t count = 0;
+    std::size_t nb_calls = 0;
+    py::list buffer;
+  };
+  std::unordered_map<int64_t, Task> tasks;
+  std::unordered_set<int64_t> ran;  // "any": graph tasks that already called fn
+};
+
+int64_t current_task_id_or_raise() {
+  autograd::GraphTask* task = autograd::current_graph_task();
+  if (task == nullptr) {
+    PyErr_SetString(
+        PyExc_AssertionError,
+        "expected this hook to be called inside a backward call");
+    throw py::error_already_set();
+  }
+  return task->id;
+}
+
+}  // namespace
+
+py::list multi_grad_hooks(
+    py::list nodes, py::object fn, const std::string& mode, std::size_t count) {
+  auto state = std::make_shared<MultiGradState>();
+  state->fn = std::move(fn);
+  state->mode_all = mode == "all";
+  for (py::handle n : nodes) {
+    state->nodes.push_back(node_from_py(n));
+  }
+  py::list hooks;
+  for (std::size_t idx = 0; idx < count; ++idx) {
+    hooks.append(py::cpp_function(
+        [state, idx](py::object grad) {
+          int64_t id = current_task_id_or_raise();
+          if (!state->mode_all) {
+            if (state->ran.insert(id).second) {
+              state->fn(grad);
+            }
+            return;
+          }
+          auto& task = state->tasks[id];
+          if (task.count == 0) {
+            // Tensors this pass reaches (their hooks run), leaves captured by
+            // grad() included. Deviation from torch: torch counts with
+            // _will_engine_execute_node, which raises for those leaves
+            // (#131753).
+            for (const auto& node : state->nodes) {
+              task.nb_calls +=
+                  autograd::will_engine_reach_node(node.get()) ? 1 : 0;
+            }
+            task.buffer = py::list(state->nodes.size());
+            for (std::size_t i = 0; i < state->nodes.size(); ++i) {
+              task.buffer[i] = py::none();
+            }
+          }
+          task.count++;
+          task.buffer[idx] = grad;
+          if (task.count == task.nb_calls) {
+            py::list buffer = task.buffer;
+            state->tasks.erase(id);
+            state->fn(buffer);
+          }
+        },
+        py::name("inner_hook")));
+  }
+  return hooks;
 }
 
 }  // namespace npgrad::bindings

@@ -50,6 +50,11 @@ struct PySavedVariableHooks final : autograd::SavedVariableHooks {
   py::object pack, unpack, packed;
 };
 
+/// One tensor hook per tensor for register_multi_grad_hook, sharing the
+/// per-graph-task state; `nodes` are the tensors' grad_fns or accumulators.
+py::list multi_grad_hooks(
+    py::list nodes, py::object fn, const std::string& mode, std::size_t count);
+
 /// A RemovableHandle for `dict` (npgrad.utils.hooks).
 py::object make_handle(const py::object& dict);
 /// A new OrderedDict.

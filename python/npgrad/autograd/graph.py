@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import abc
 import contextlib
-import functools
 import logging
-import threading
 import weakref
 from collections import defaultdict, deque
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
@@ -230,57 +228,17 @@ def register_multi_grad_hook(
     ``autograd.grad`` when some tensors are leaves given as ``inputs``.
     """
     supported_modes = ("all", "any")
-    lock = threading.Lock()
     if mode not in supported_modes:
         raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
-
     if mode == "all":
-        count: dict[int, int] = {}
-        nb_calls: dict[int, int] = {}
-        buffer: dict[int, list[Any]] = {}
+        # The counting per graph task is native (npgrad._C._multi_grad_hooks).
         grad_fns = list(map(_get_grad_fn_or_grad_acc, tensors))
-        len_tensors = len(tensors)
-
-        def get_inner_hook(idx: int) -> Callable[[Any], None]:
-            def inner_hook(grad: Any) -> None:
-                task = _C._current_graph_task_id()
-                if task == -1:
-                    raise AssertionError("expected this hook to be called inside a backward call")
-                with lock:
-                    curr_count = count.get(task, 0)
-                    count[task] = curr_count + 1
-                    if curr_count == 0:
-                        # Nodes this pass reaches (runs their tensor hooks),
-                        # including leaves captured by grad().
-                        nb_calls[task] = sum(map(_C._will_engine_reach_node, grad_fns))
-                        buffer[task] = [None] * len_tensors
-                    buffer[task][idx] = grad
-                    done = curr_count == nb_calls[task] - 1
-                    if done:
-                        grads = buffer.pop(task)
-                        del count[task], nb_calls[task]
-                if done:
-                    fn(grads)
-
-            return inner_hook
-
-        handles = tuple(t.register_hook(get_inner_hook(i)) for i, t in enumerate(tensors))
+        hooks = _C._multi_grad_hooks(grad_fns, fn, "all", len(tensors))
+        handles = tuple(t.register_hook(h) for t, h in zip(tensors, hooks))
     else:
-        ran_hook: dict[int, bool] = defaultdict(bool)
-
-        @functools.wraps(fn)
-        def wrapped_fn(grad: Any) -> None:
-            task = _C._current_graph_task_id()
-            if task == -1:
-                raise AssertionError("expected this hook to be called inside a backward call")
-            with lock:
-                prev, ran_hook[task] = ran_hook[task], True
-            if prev:
-                return
-            fn(grad)
-
-        handles = tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
-
+        chosen = [t for t in tensors if t.requires_grad]
+        hooks = _C._multi_grad_hooks([], fn, "any", len(chosen))
+        handles = tuple(t.register_hook(h) for t, h in zip(chosen, hooks))
     return _MultiHandle(handles)
 
 
