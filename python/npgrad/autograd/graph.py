@@ -14,7 +14,7 @@ import contextlib
 import logging
 import weakref
 from collections import defaultdict, deque
-from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+from typing import Any, Callable, Iterator, NamedTuple, Sequence
 
 from .. import _C
 from ..utils.hooks import RemovableHandle
@@ -393,14 +393,3 @@ def _engine_run_backward(t_outputs: Sequence[Any], *args: Any) -> Any:
         if attach_logging_hooks:
             unregister_hooks()
 
-
-def _iter_nodes(roots: Iterable[Any]) -> Iterator[Any]:  # pragma: no cover - helper for tools
-    seen: set[Any] = set()
-    stack = [r for r in roots if r is not None]
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        yield node
-        stack.extend(fn for fn, _ in node.next_functions if fn is not None)
