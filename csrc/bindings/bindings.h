@@ -54,5 +54,7 @@ ScalarType dtype_from_object(py::handle obj);
 /// when it is neither (callers return NotImplemented or raise).
 Tensor as_operand(py::handle obj);
 bool is_tensor(py::handle obj);
+/// type(obj).__name__, for error messages.
+std::string python_type_name(py::handle obj);
 
 }  // namespace npgrad::bindings

@@ -108,7 +108,7 @@ void bind_modes(py::module_& m) {
     NPGRAD_CHECK(
         node != nullptr,
         "_will_engine_execute_node expects an grad_fn, but got ",
-        py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+        python_type_name(obj));
     return autograd::will_engine_execute_node(node.get());
   });
   m.def("_will_engine_reach_node", [](py::handle obj) {

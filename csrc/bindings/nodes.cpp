@@ -190,10 +190,7 @@ void bind_nodes(py::module_& m) {
       .def(
           "__repr__",
           [](py::handle self) {
-            return "<" +
-                   py::str(py::type::handle_of(self).attr("__name__"))
-                       .cast<std::string>() +
-                   " object at " +
+            return "<" + python_type_name(self) + " object at " +
                    py::str(py::module_::import("builtins")
                                .attr("hex")(
                                    reinterpret_cast<uintptr_t>(self.ptr())))
@@ -257,9 +254,7 @@ void bind_nodes(py::module_& m) {
             self->visit_saved(lookup);
             if (!lookup.found) {
               throw py::attribute_error(
-                  "'" +
-                  py::str(py::type::handle_of(py::cast(self)).attr("__name__"))
-                      .cast<std::string>() +
+                  "'" + python_type_name(py::cast(self)) +
                   "' object has no attribute '" + attr + "'");
             }
             return lookup.result;

@@ -22,7 +22,7 @@ Tensor operand_or_throw(py::handle obj) {
   NPGRAD_CHECK_TYPE(
       t.defined(),
       "expected Tensor or a Python number as operand, but got ",
-      py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+      python_type_name(obj));
   return t;
 }
 
@@ -105,8 +105,7 @@ std::vector<Tensor> tensor_list(py::handle seq) {
         "expected Tensor as element ",
         out.size(),
         " in argument 0, but got ",
-        py::str(py::type::handle_of(item).attr("__name__"))
-            .cast<std::string>());
+        python_type_name(item));
     out.push_back(item.cast<Tensor>());
   }
   return out;
@@ -221,9 +220,7 @@ Indexed apply_slicing(
       throw IndexError(
           "only integers, slices (`:`), ellipsis (`...`), None and long or "
           "byte Variables are valid indices (got " +
-          py::str(py::type::handle_of(item).attr("__name__"))
-              .cast<std::string>() +
-          ")");
+          python_type_name(item) + ")");
     }
   }
   return out;

@@ -17,10 +17,6 @@ using autograd::Edge;
 using autograd::edge_list;
 using autograd::Node;
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
-}
-
 // A GradientEdge (node, output_nr) namedtuple, or nullopt.
 std::optional<Edge> as_gradient_edge(py::handle obj, py::handle edge_type) {
   if (edge_type.is_none() || !py::isinstance(obj, edge_type)) {
@@ -32,7 +28,7 @@ std::optional<Edge> as_gradient_edge(py::handle obj, py::handle edge_type) {
   NPGRAD_CHECK_TYPE(
       fn != nullptr,
       "GradientEdge's first object must be an autograd.graph.Node but got ",
-      type_name(node));
+      python_type_name(node));
   return Edge(fn, t[1].cast<uint32_t>());
 }
 
@@ -119,7 +115,7 @@ py::object run_backward(
     } else {
       throw Error(
           "all inputs have to be Tensors or GradientEdges, but got " +
-          type_name(in));
+          python_type_name(in));
     }
   }
 

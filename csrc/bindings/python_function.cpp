@@ -22,10 +22,6 @@ using autograd::Node;
 
 namespace {
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
-}
-
 // Raises when differentiated: the outputs of a once_differentiable backward.
 struct ErrorNode final : autograd::Node {
   explicit ErrorNode(std::string msg) : msg(std::move(msg)) {}
@@ -180,7 +176,7 @@ py::object function_apply(
             "save_for_backward can only save variables, but argument ",
             i,
             " is of type ",
-            type_name(t));
+            python_type_name(t));
         Tensor tensor = t.cast<Tensor>();
         node->saved_variables.emplace_back(
             tensor, output_impls.count(tensor.impl()) > 0);
@@ -205,7 +201,7 @@ PyNode::~PyNode() {
 
 std::string PyNode::name() const {
   py::gil_scoped_acquire gil;
-  return type_name(ctx);
+  return python_type_name(ctx);
 }
 
 void PyNode::release_variables() {
@@ -271,7 +267,10 @@ variable_list PyNode::apply(variable_list&& grads) {
       out.emplace_back();
     } else {
       NPGRAD_CHECK(
-          is_tensor(g), "expected Variable or None (got ", type_name(g), ")");
+          is_tensor(g),
+          "expected Variable or None (got ",
+          python_type_name(g),
+          ")");
       out.push_back(g.cast<Tensor>());
     }
   }

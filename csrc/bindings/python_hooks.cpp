@@ -11,10 +11,6 @@ namespace npgrad::bindings {
 
 namespace {
 
-std::string type_name(py::handle obj) {
-  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
-}
-
 std::string hook_name(py::handle hook) {
   if (py::hasattr(hook, "__name__")) {
     return py::str(hook.attr("__name__")).cast<std::string>();
@@ -35,7 +31,7 @@ void check_single_result(
   NPGRAD_CHECK_TYPE(
       is_tensor(result),
       "expected Variable, but hook returned '",
-      type_name(result),
+      python_type_name(result),
       "'");
   Tensor o = original.cast<Tensor>();
   Tensor r = result.cast<Tensor>();
@@ -59,7 +55,7 @@ void check_result(py::handle prev, py::handle result, py::handle hook) {
   NPGRAD_CHECK_TYPE(
       PyTuple_Check(result.ptr()),
       "expected tuple, but hook returned '",
-      type_name(result),
+      python_type_name(result),
       "'");
   auto prev_size = PyTuple_GET_SIZE(prev.ptr());
   auto result_size = PyTuple_GET_SIZE(result.ptr());
@@ -177,7 +173,7 @@ Tensor PySavedVariableHooks::call_unpack_hook() {
       is_tensor(r),
       "Output of saved tensor unpack_hook expected to be a Tensor but got "
       "result of type ",
-      type_name(r));
+      python_type_name(r));
   return r.cast<Tensor>();
 }
 

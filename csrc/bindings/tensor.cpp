@@ -45,7 +45,7 @@ void set_grad(const Tensor& self, py::handle value) {
   NPGRAD_CHECK_TYPE(
       is_tensor(value),
       "assigned grad expected to be a Tensor or None but got grad of type ",
-      py::str(py::type::handle_of(value).attr("__name__")).cast<std::string>());
+      python_type_name(value));
   Tensor g = value.cast<Tensor>();
   NPGRAD_CHECK(!g.is_same(self), "can't assign Variable as its own grad");
   NPGRAD_CHECK(
@@ -168,8 +168,12 @@ ScalarType dtype_from_object(py::handle obj) {
   NPGRAD_CHECK_TYPE(
       py::isinstance<DType>(obj),
       "expected a dtype (npgrad.float32, float64, int64 or bool), got ",
-      py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>());
+      python_type_name(obj));
   return obj.cast<DType&>().type;
+}
+
+std::string python_type_name(py::handle obj) {
+  return py::str(py::type::handle_of(obj).attr("__name__")).cast<std::string>();
 }
 
 bool is_tensor(py::handle obj) {
@@ -241,8 +245,7 @@ void bind_tensor(py::module_& m) {
            NPGRAD_CHECK_TYPE(
                py::isinstance<py::array>(arr),
                "expected np.ndarray (got ",
-               py::str(py::type::handle_of(arr).attr("__name__"))
-                   .cast<std::string>(),
+               python_type_name(arr),
                ")");
            return kernels::from_array(arr.ptr());
          })

@@ -86,6 +86,15 @@ bool Node::task_should_compute_output(std::size_t i) const {
   return task_should_execute(e.function.get());
 }
 
+std::string forward_op_name(const Node& fn) {
+  std::string name = fn.name();
+  if (name.find("::") != std::string::npos) {
+    return name;
+  }
+  auto b = name.rfind("Backward");
+  return b == std::string::npos || b == 0 ? name : name.substr(0, b);
+}
+
 // Note [Iterative graph teardown]
 // Destroying the last reference to the head of a long chain would destroy its
 // children recursively (node -> edge -> node ...), and saved input tensors

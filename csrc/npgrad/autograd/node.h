@@ -142,6 +142,11 @@ std::shared_ptr<T> make_node(Args&&... args) {
   return std::shared_ptr<T>(new T(std::forward<Args>(args)...), &delete_node);
 }
 
+/// The forward op a node differentiates, as torch's messages name it:
+/// "Tanh" for TanhBackward0; nodes outside the generated set keep their full
+/// name ("torch::autograd::CopySlices").
+std::string forward_op_name(const Node& fn);
+
 /// Number of live Node objects (for leak tests).
 int64_t live_node_count();
 

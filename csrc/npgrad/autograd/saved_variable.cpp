@@ -9,21 +9,6 @@
 
 namespace npgrad::autograd {
 
-namespace {
-// The forward op a node differentiates: "Tanh" for TanhBackward0, as torch's
-// messages name it.
-std::string forward_op_name(const Node& fn) {
-  std::string name = fn.name();
-  // Nodes outside the generated set keep their full name
-  // ("torch::autograd::CopySlices"), as in torch's messages.
-  if (name.find("::") != std::string::npos) {
-    return name;
-  }
-  auto b = name.rfind("Backward");
-  return b == std::string::npos || b == 0 ? name : name.substr(0, b);
-}
-}  // namespace
-
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) {
     return;

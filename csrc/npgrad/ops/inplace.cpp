@@ -22,8 +22,6 @@ using namespace npgrad::autograd;
 
 namespace {
 
-const char* kCategoryNames[] = {"Bool", "Long", "Float", "Double"};
-
 thread_local InplaceObserver inplace_observer;
 
 void check_inplace(
@@ -49,12 +47,8 @@ void check_inplace(
         !(is_leaf(base) && requires_grad(base)), messages::kViewOfLeafInplace);
     if (self.impl()->creation_meta == CreationMeta::InCustomFunction) {
       const auto& fn = grad_fn(self);
-      std::string op = fn ? fn->name() : std::string("a custom Function");
-      auto b = op.rfind("Backward");
-      if (b != std::string::npos && b > 0 &&
-          op.find("::") == std::string::npos) {
-        op = op.substr(0, b);
-      }
+      std::string op =
+          fn ? forward_op_name(*fn) : std::string("a custom Function");
       throw Error(
           "Output " + std::to_string(output_nr(self)) + " of " + op +
           " is a view and is being modified inplace. This view was created "
@@ -83,9 +77,9 @@ void check_castable(ScalarType result, ScalarType out) {
   NPGRAD_CHECK(
       ok,
       "result type ",
-      kCategoryNames[static_cast<int>(result)],
+      scalar_type_name(result),
       " can't be cast to the desired output type ",
-      kCategoryNames[static_cast<int>(out)]);
+      scalar_type_name(out));
 }
 
 // The original value of self, for formulas that need it after the write.

@@ -36,13 +36,11 @@ std::vector<int64_t> wrap_dims(std::vector<int64_t> dims, int64_t ndim) {
 }
 
 void check_float_for_mean(const Tensor& a) {
-  std::string name = dtype_name(a.dtype()).substr(6);
-  static const char* kNames[] = {"Bool", "Long", "Float", "Double"};
   NPGRAD_CHECK(
       is_floating(a.dtype()),
       "mean(): could not infer output dtype. Input dtype must be either a "
       "floating point or complex dtype. Got: ",
-      kNames[static_cast<int>(a.dtype())]);
+      scalar_type_name(a.dtype()));
 }
 
 template <typename NodeT>

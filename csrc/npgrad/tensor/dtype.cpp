@@ -45,6 +45,11 @@ std::string legacy_type_name(ScalarType t) {
   return "?";
 }
 
+const char* scalar_type_name(ScalarType t) {
+  static const char* kNames[] = {"Bool", "Long", "Float", "Double"};
+  return kNames[static_cast<int>(t)];
+}
+
 std::string dtype_abbrev(ScalarType t) {
   switch (t) {
     case ScalarType::Bool:

@@ -22,6 +22,8 @@ std::size_t element_size(ScalarType t);
 std::string dtype_name(ScalarType t);
 /// "torch.FloatTensor", as torch prints types in error messages.
 std::string legacy_type_name(ScalarType t);
+/// "Float", as torch's ATen messages spell scalar types.
+const char* scalar_type_name(ScalarType t);
 /// "f32", as torch's autograd debug logging abbreviates dtypes.
 std::string dtype_abbrev(ScalarType t);
 
