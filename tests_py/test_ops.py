@@ -255,3 +255,20 @@ def test_arithmetic_values_with_python_scalars(ng):
     }
     for text, (got, expected) in cases.items():
         assert to_np(got).tolist() == expected, text
+
+
+@pytest.mark.parametrize("scalar", ["float32", "float64", "int64", "bool_"])
+def test_numpy_scalars_are_python_numbers(ng, scalar):
+    def program(lib):
+        x = lib.tensor([1.5, -2.0], requires_grad=True)
+        s = getattr(np, scalar)(2)
+        y = x * s + s
+        y.sum().backward()
+        return to_np(y).tolist(), dtype_name(y.dtype), to_np(x.grad).tolist()
+
+    got = program(ng)
+    assert got[1] == "float32"
+    if scalar == "bool_":
+        assert got[0] == [2.5, -1.0] and got[2] == [1.0, 1.0]
+    else:
+        assert got[0] == [5.0, -2.0] and got[2] == [2.0, 2.0]

@@ -195,18 +195,11 @@ Tensor as_operand(py::handle obj) {
     return ops::wrapped_scalar(
         PyFloat_AS_DOUBLE(obj.ptr()), ScalarType::Float64);
   }
-  // NumPy scalars and other numbers.
-  if (py::hasattr(obj, "dtype") && py::hasattr(obj, "item") &&
-      !py::hasattr(obj, "shape")) {
+  // NumPy scalars (np.float32(2), np.int64(2)) count as Python numbers.
+  static PyObject* numpy_generic =
+      py::object(py::module_::import("numpy").attr("generic")).release().ptr();
+  if (PyObject_IsInstance(obj.ptr(), numpy_generic) == 1) {
     return as_operand(obj.attr("item")());
-  }
-  if (PyObject_HasAttrString(obj.ptr(), "__array_priority__") == 0 &&
-      PyIndex_Check(obj.ptr())) {
-    return ops::wrapped_scalar(
-        static_cast<double>(
-            py::reinterpret_borrow<py::int_>(PyNumber_Index(obj.ptr()))
-                .cast<long long>()),
-        ScalarType::Int64);
   }
   return Tensor();
 }
