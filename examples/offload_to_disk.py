@@ -44,11 +44,13 @@ import sys
 import tempfile
 import time
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if os.environ.get("EXAMPLE_USE_TORCH"):
+if TYPE_CHECKING:  # type checkers check this file against npgrad's stubs
+    import npgrad as torch
+elif os.environ.get("EXAMPLE_USE_TORCH"):
     import torch
 else:
     import npgrad as torch
@@ -193,7 +195,7 @@ def peak_rss_bytes() -> int:
     return peak if sys.platform == "darwin" else peak * 1024  # Linux: KiB
 
 
-def forward_backward(variant: str, weights: list[Any], x: Any) -> dict:
+def forward_backward(variant: str, weights: list[Any], x: Any) -> dict[str, Any]:
     """One forward + backward pass. Returns the disk stash's counts (offload only)."""
     if variant == "baseline":
         forward(weights, x).backward()
@@ -223,7 +225,7 @@ def run_variant(variant: str, layers: int, width: int, batch: int, out: str) -> 
     stats = forward_backward(variant, weights, x)
     seconds = time.perf_counter() - start
     rss_peak = peak_rss_bytes()  # read before the gradients are copied out
-    grads = {
+    grads: dict[str, Any] = {
         f"grad_{i}": np.array(w.grad.detach().numpy()) for i, w in enumerate(weights)
     }
     defaults = {"files": 0, "shared": 0, "kept": 0, "written": 0}
@@ -253,7 +255,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def run_in_subprocess(variant: str, args: argparse.Namespace, out: str) -> dict:
+def run_in_subprocess(variant: str, args: argparse.Namespace, out: str) -> dict[str, Any]:
     """Run one variant in a new Python process and read back what it wrote."""
     cmd = [
         sys.executable,
@@ -289,7 +291,7 @@ def print_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
         print(" | ".join(cell.rjust(w) for cell, w in zip(row, widths)))
 
 
-def main(argv: list[str] | None = None) -> dict:
+def main(argv: list[str] | None = None) -> dict[str, Any]:
     """Run both variants, print the table, and return the results by variant.
 
     Each result also holds `max_grad_diff` and `grads_match` (both against the

@@ -9,9 +9,11 @@ npgrad speaks torch.autograd's API, so the code below is written against the nam
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-if os.environ.get("TOUR_USE_TORCH"):
+if TYPE_CHECKING:  # type checkers check this file against npgrad's stubs
+    import npgrad as torch
+elif os.environ.get("TOUR_USE_TORCH"):
     import torch
 else:
     import npgrad as torch
@@ -25,7 +27,7 @@ def describe(node: Any) -> str:
     """One line for a graph node: its name, plus the leaf it feeds if any."""
     if node is None:  # an input that needs no gradient
         return "None"
-    label = node.name()
+    label: str = node.name()
     if hasattr(node, "variable"):  # AccumulateGrad writes into a leaf's .grad
         v = node.variable
         label += f"  -> leaf of shape {tuple(v.shape)}, requires_grad={v.requires_grad}"
@@ -69,11 +71,13 @@ def main() -> None:
     print("y = h.tanh().sum() :", y)
     print("graph behind y, from y.grad_fn along next_functions (i: input i):")
     print_graph(y.grad_fn)
+    assert y.grad_fn is not None  # for type checkers: y is not a leaf
     y.grad_fn.metadata["note"] = "the loss"  # a per-node dict, free for annotations
     print("y.grad_fn.metadata:", y.grad_fn.metadata)
 
     section("3. backward() fills .grad on the leaves")
     y.backward()
+    assert x.grad is not None and w.grad is not None  # for type checkers
     print("x.grad =", x.grad)
     print("w.grad =", w.grad)
     with torch.no_grad():  # the same gradients by hand: dy/dh = 1 - tanh(h)^2

@@ -46,6 +46,16 @@ void bind_ops(py::module_& m);
 void bind_nodes(py::module_& m);
 void bind_engine(py::module_& m);
 void bind_modes(py::module_& m);
+void bind_docstrings(py::module_& m);
+
+/// Note [GC visibility]: tp_traverse/tp_clear of the tensor and node types
+/// (pybind11 custom_type_setup callbacks), and _C._collect_autograd_cycles.
+void setup_tensor_type_gc(PyHeapTypeObject* heap_type);
+void setup_node_type_gc(PyHeapTypeObject* heap_type);
+/// For other py::dynamic_attr() types (a Python subclass's instance dict is
+/// visited once).
+void setup_dynamic_attr_type_gc(PyHeapTypeObject* heap_type);
+void bind_gc(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.
 py::object dtype_object(ScalarType t);

@@ -120,13 +120,7 @@ void bind_modes(py::module_& m) {
       t.cast<Tensor>().bump_version();
     }
   });
-  m.def(
-      "_multi_grad_hooks",
-      &multi_grad_hooks,
-      py::arg("nodes"),
-      py::arg("fn"),
-      py::arg("mode"),
-      py::arg("count"));
+  bind_multi_grad_state(m);
   m.def("_set_inplace_observer", [](py::object fn) {
     if (fn.is_none()) {
       ops::set_inplace_observer(nullptr);

@@ -15,4 +15,6 @@ PYBIND11_MODULE(_C, m) {
   bind_function(m);
   bind_engine(m);
   bind_modes(m);
+  bind_gc(m);
+  bind_docstrings(m);
 }

@@ -25,6 +25,10 @@ using autograd::Node;
 using autograd::SavedVariable;
 
 struct NodeMetadata final : autograd::NodePyState {
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    return visit_object(dict, visit, arg);
+  }
+  void clear_python() override { dict.clear(); }
   py::dict dict;
 };
 
@@ -134,7 +138,8 @@ py::object register_node_hook(List& hooks, py::object hook) {
 
 template <typename T>
 void bind_node(py::module_& m, const char* name) {
-  py::class_<T, Node, std::shared_ptr<T>>(m, name);
+  py::class_<T, Node, std::shared_ptr<T>>(
+      m, name, py::custom_type_setup(setup_node_type_gc));
 }
 
 }  // namespace
@@ -185,7 +190,8 @@ void bind_nodes(py::module_& m) {
           [](const autograd::InputMetadata&) { return false; });
 
   py::module_ fm = m.def_submodule("_functions", "Backward node classes");
-  py::class_<Node, std::shared_ptr<Node>>(fm, "_NodeBase")
+  py::class_<Node, std::shared_ptr<Node>>(
+      fm, "_NodeBase", py::custom_type_setup(setup_node_type_gc))
       .def("name", &Node::name)
       .def(
           "__repr__",
@@ -274,7 +280,7 @@ void bind_nodes(py::module_& m) {
 
   using namespace autograd;
   py::class_<AccumulateGrad, Node, std::shared_ptr<AccumulateGrad>>(
-      fm, "AccumulateGrad")
+      fm, "AccumulateGrad", py::custom_type_setup(setup_node_type_gc))
       .def_property_readonly(
           "variable", [](AccumulateGrad& self) { return self.variable(); });
   bind_node<GraphRoot>(fm, "GraphRoot");

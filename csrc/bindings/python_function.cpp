@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
@@ -15,6 +16,7 @@
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
+#include "python_hooks.h"
 
 namespace npgrad::bindings {
 
@@ -199,9 +201,37 @@ PyNode::~PyNode() {
   ctx = py::object();
 }
 
+void PyNode::visit_strong_refs(autograd::StrongRefVisitor& v) {
+  Node::visit_strong_refs(v);
+  for (const auto& sv : saved_variables) {
+    sv.visit_strong_refs(v);
+  }
+}
+
+// The ctx (and what it holds) belongs to this node: the ctx refers back to it
+// only weakly (Note [GC visibility]).
+int PyNode::traverse_python(autograd::PyVisitProc visit, void* arg) const {
+  if (int r = visit_object(ctx, visit, arg)) {
+    return r;
+  }
+  for (const auto& sv : saved_variables) {
+    if (int r = sv.traverse_python(visit, arg)) {
+      return r;
+    }
+  }
+  return 0;
+}
+
+void PyNode::clear_python() {
+  for (auto& sv : saved_variables) {
+    sv.clear_python();
+  }
+  clear_object(ctx);
+}
+
 std::string PyNode::name() const {
   py::gil_scoped_acquire gil;
-  return python_type_name(ctx);
+  return ctx ? python_type_name(ctx) : std::string("PyNode");
 }
 
 void PyNode::release_variables() {
@@ -299,8 +329,13 @@ std::shared_ptr<Node> node_from_py(py::handle obj) {
 
 void bind_function(py::module_& m) {
   py::module_ fm = m.attr("_functions");
-  py::class_<ErrorNode, Node, std::shared_ptr<ErrorNode>>(fm, "Error");
-  py::class_<FunctionBase>(m, "_FunctionBase", py::dynamic_attr())
+  py::class_<ErrorNode, Node, std::shared_ptr<ErrorNode>>(
+      fm, "Error", py::custom_type_setup(setup_node_type_gc));
+  py::class_<FunctionBase>(
+      m,
+      "_FunctionBase",
+      py::dynamic_attr(),
+      py::custom_type_setup(setup_dynamic_attr_type_gc))
       .def(py::init<>())
       .def(
           "name",

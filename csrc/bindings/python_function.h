@@ -25,6 +25,9 @@ class PyNode final : public autograd::Node {
   variable_list apply(variable_list&& grads) override;
   std::string name() const override;
   void release_variables() override;
+  void visit_strong_refs(autograd::StrongRefVisitor& v) override;
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override;
+  void clear_python() override;
 
   py::object ctx;
   /// One flag per forward argument: was it a tensor (has a next edge)?

@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/util/error.h"
 #include "python_function.h"
@@ -80,6 +81,9 @@ void check_result(py::handle prev, py::handle result, py::handle hook) {
 // args[0] after it is checked. Returns whether args[0] changed.
 bool call_hooks(const py::object& dict, py::tuple& args) {
   bool modified = false;
+  if (!dict) {  // cleared by the GC (Note [GC visibility])
+    return false;
+  }
   py::list hooks(dict.attr("values")());  // snapshot: a hook may remove itself
   for (py::handle hook : hooks) {
     py::object res = hook(*args);
@@ -168,6 +172,7 @@ void PySavedVariableHooks::call_pack_hook(const Tensor& t) {
 
 Tensor PySavedVariableHooks::call_unpack_hook() {
   py::gil_scoped_acquire gil;
+  NPGRAD_INTERNAL_ASSERT(unpack, "unpack hook cleared by the GC");
   py::object r = unpack(packed);
   NPGRAD_CHECK_TYPE(
       is_tensor(r),
@@ -196,19 +201,11 @@ namespace {
 // the counting is native). The GIL is held for the whole of each hook call and
 // nothing in it releases the GIL, so the GIL alone serialises the state even
 // when several threads run backward passes.
-struct MultiGradState {
-  py::object fn;
-  bool mode_all = true;
-  std::vector<std::shared_ptr<autograd::Node>> nodes;
-  struct Task {
-    std::size_t count = 0;
-    std::size_t nb_calls = 0;
-    py::list buffer;
-  };
-  std::unordered_map<int64_t, Task> tasks;
-  std::unordered_set<int64_t> ran;  // "any": graph tasks that already called fn
-};
-
+//
+// The state is a Python object, referenced by one small Python closure per
+// tensor, so Python's GC sees fn (which may capture the tensors) through it
+// (Note [GC visibility]). The tensors' nodes are held weakly: a strong
+// reference would keep each leaf alive through its AccumulateGrad.
 int64_t current_task_id_or_raise() {
   autograd::GraphTask* task = autograd::current_graph_task();
   if (task == nullptr) {
@@ -220,53 +217,127 @@ int64_t current_task_id_or_raise() {
   return task->id;
 }
 
+class MultiGradState {
+ public:
+  MultiGradState(py::sequence tensors, py::object fn, const std::string& mode)
+      : fn_(std::move(fn)), mode_all_(mode == "all") {
+    if (!mode_all_) {
+      return;
+    }
+    for (py::handle obj : tensors) {
+      Tensor t = obj.cast<Tensor>();
+      Target target;
+      if (autograd::requires_grad(t) && autograd::is_leaf(t)) {
+        target.leaf = t.impl_ptr();
+      } else if (const auto& fn = autograd::grad_fn(t)) {
+        target.node = fn;
+      } else {
+        PyErr_SetString(
+            PyExc_AssertionError, "Expected gradient function to be set");
+        throw py::error_already_set();
+      }
+      targets_.push_back(std::move(target));
+    }
+  }
+
+  void on_grad(std::size_t idx, py::object grad) {
+    int64_t id = current_task_id_or_raise();
+    if (!mode_all_) {
+      if (ran_.insert(id).second) {
+        fn_(grad);
+      }
+      return;
+    }
+    auto& task = tasks_[id];
+    if (task.count == 0) {
+      // Tensors this pass reaches (their hooks run), leaves captured by
+      // grad() included. Deviation from torch: torch counts with
+      // _will_engine_execute_node, which raises for those leaves (#131753).
+      for (const auto& target : targets_) {
+        task.nb_calls += target.reached() ? 1 : 0;
+      }
+      task.buffer = py::list(targets_.size());
+      for (std::size_t i = 0; i < targets_.size(); ++i) {
+        task.buffer[i] = py::none();
+      }
+    }
+    task.count++;
+    task.buffer[idx] = std::move(grad);
+    if (task.count == task.nb_calls) {
+      py::list buffer = task.buffer;
+      tasks_.erase(id);
+      fn_(buffer);
+    }
+  }
+
+  int traverse(visitproc visit, void* arg) const {
+    Py_VISIT(fn_.ptr());
+    for (const auto& [id, task] : tasks_) {
+      Py_VISIT(task.buffer.ptr());
+    }
+    return 0;
+  }
+  void clear() {
+    clear_object(fn_);
+    tasks_.clear();
+  }
+
+ private:
+  struct Target {
+    std::weak_ptr<autograd::Node> node;
+    std::weak_ptr<TensorImpl> leaf;
+    bool reached() const {
+      if (auto impl = leaf.lock()) {
+        auto acc = autograd::try_get_grad_accumulator(Tensor(impl));
+        return acc && autograd::will_engine_reach_node(acc.get());
+      }
+      auto fn = node.lock();
+      return fn && autograd::will_engine_reach_node(fn.get());
+    }
+  };
+  struct Task {
+    std::size_t count = 0;
+    std::size_t nb_calls = 0;
+    py::list buffer;
+  };
+  py::object fn_;
+  bool mode_all_;
+  std::vector<Target> targets_;
+  std::unordered_map<int64_t, Task> tasks_;
+  std::unordered_set<int64_t> ran_;  // "any": graph tasks that already ran fn
+};
+
 }  // namespace
 
-py::list multi_grad_hooks(
-    py::list nodes, py::object fn, const std::string& mode, std::size_t count) {
-  auto state = std::make_shared<MultiGradState>();
-  state->fn = std::move(fn);
-  state->mode_all = mode == "all";
-  for (py::handle n : nodes) {
-    state->nodes.push_back(node_from_py(n));
-  }
-  py::list hooks;
-  for (std::size_t idx = 0; idx < count; ++idx) {
-    hooks.append(py::cpp_function(
-        [state, idx](py::object grad) {
-          int64_t id = current_task_id_or_raise();
-          if (!state->mode_all) {
-            if (state->ran.insert(id).second) {
-              state->fn(grad);
-            }
-            return;
+void bind_multi_grad_state(py::module_& m) {
+  py::class_<MultiGradState>(
+      m,
+      "_MultiGradState",
+      py::custom_type_setup([](PyHeapTypeObject* heap_type) {
+        auto* type = &heap_type->ht_type;
+        type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+        type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
+          Py_VISIT(Py_TYPE(self));
+          auto* inst = reinterpret_cast<py::detail::instance*>(self);
+          if (!inst->get_value_and_holder().holder_constructed()) {
+            return 0;
           }
-          auto& task = state->tasks[id];
-          if (task.count == 0) {
-            // Tensors this pass reaches (their hooks run), leaves captured by
-            // grad() included. Deviation from torch: torch counts with
-            // _will_engine_execute_node, which raises for those leaves
-            // (#131753).
-            for (const auto& node : state->nodes) {
-              task.nb_calls +=
-                  autograd::will_engine_reach_node(node.get()) ? 1 : 0;
-            }
-            task.buffer = py::list(state->nodes.size());
-            for (std::size_t i = 0; i < state->nodes.size(); ++i) {
-              task.buffer[i] = py::none();
-            }
+          return py::handle(self).cast<MultiGradState&>().traverse(visit, arg);
+        };
+        type->tp_clear = [](PyObject* self) {
+          auto* inst = reinterpret_cast<py::detail::instance*>(self);
+          if (inst->get_value_and_holder().holder_constructed()) {
+            py::handle(self).cast<MultiGradState&>().clear();
           }
-          task.count++;
-          task.buffer[idx] = grad;
-          if (task.count == task.nb_calls) {
-            py::list buffer = task.buffer;
-            state->tasks.erase(id);
-            state->fn(buffer);
-          }
-        },
-        py::name("inner_hook")));
-  }
-  return hooks;
+          return 0;
+        };
+      }))
+      .def(
+          py::init<py::sequence, py::object, const std::string&>(),
+          py::arg("tensors"),
+          py::arg("fn"),
+          py::arg("mode"))
+      .def("_on_grad", &MultiGradState::on_grad);
 }
 
 }  // namespace npgrad::bindings

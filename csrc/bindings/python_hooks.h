@@ -10,11 +10,26 @@
 
 namespace npgrad::bindings {
 
+/// Note [GC visibility]: reports one Python reference held by C++.
+inline int visit_object(
+    const py::object& o, autograd::PyVisitProc visit, void* arg) {
+  return o ? visit(o.ptr(), arg) : 0;
+}
+/// Drops it the way Py_CLEAR does: the field is empty before the object's
+/// finalizers can run.
+inline void clear_object(py::object& o) {
+  py::object gone = std::move(o);
+}
+
 /// Tensor hooks: see the gradient of one input slot of a node.
 struct PyFunctionTensorPreHook final : autograd::FunctionPreHook {
   PyFunctionTensorPreHook(py::object dict, uint32_t value_idx)
       : dict(std::move(dict)), value_idx(value_idx) {}
   variable_list operator()(const variable_list& values) override;
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    return visit_object(dict, visit, arg);
+  }
+  void clear_python() override { clear_object(dict); }
   py::object dict;
   uint32_t value_idx;
 };
@@ -23,6 +38,10 @@ struct PyFunctionTensorPreHook final : autograd::FunctionPreHook {
 struct PyFunctionPreHook final : autograd::FunctionPreHook {
   explicit PyFunctionPreHook(py::object dict) : dict(std::move(dict)) {}
   variable_list operator()(const variable_list& values) override;
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    return visit_object(dict, visit, arg);
+  }
+  void clear_python() override { clear_object(dict); }
   py::object dict;
 };
 
@@ -31,6 +50,10 @@ struct PyFunctionPostHook final : autograd::FunctionPostHook {
   explicit PyFunctionPostHook(py::object dict) : dict(std::move(dict)) {}
   variable_list operator()(
       const variable_list& outputs, const variable_list& inputs) override;
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    return visit_object(dict, visit, arg);
+  }
+  void clear_python() override { clear_object(dict); }
   py::object dict;
 };
 
@@ -38,6 +61,10 @@ struct PyFunctionPostHook final : autograd::FunctionPostHook {
 struct PyPostAccumulateGradHooks final : autograd::PostAccumulateGradHook {
   explicit PyPostAccumulateGradHooks(py::object dict) : dict(std::move(dict)) {}
   void operator()(const Tensor& param) override;
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    return visit_object(dict, visit, arg);
+  }
+  void clear_python() override { clear_object(dict); }
   py::object dict;
 };
 
@@ -47,13 +74,24 @@ struct PySavedVariableHooks final : autograd::SavedVariableHooks {
       : pack(std::move(pack)), unpack(std::move(unpack)) {}
   void call_pack_hook(const Tensor& t) override;
   Tensor call_unpack_hook() override;
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    for (const py::object* o : {&pack, &unpack, &packed}) {
+      if (int r = visit_object(*o, visit, arg)) {
+        return r;
+      }
+    }
+    return 0;
+  }
+  void clear_python() override {
+    clear_object(pack);
+    clear_object(unpack);
+    clear_object(packed);
+  }
   py::object pack, unpack, packed;
 };
 
-/// One tensor hook per tensor for register_multi_grad_hook, sharing the
-/// per-graph-task state; `nodes` are the tensors' grad_fns or accumulators.
-py::list multi_grad_hooks(
-    py::list nodes, py::object fn, const std::string& mode, std::size_t count);
+/// _C._MultiGradState: register_multi_grad_hook's per-graph-task counting.
+void bind_multi_grad_state(py::module_& m);
 
 /// A RemovableHandle for `dict` (npgrad.utils.hooks).
 py::object make_handle(const py::object& dict);

@@ -4,6 +4,7 @@
 
 #include "bindings.h"
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/kernels/kernels.h"
@@ -63,6 +64,7 @@ void set_grad(const Tensor& self, py::handle value) {
       shape_str(self.sizes()),
       "'. Please ensure that the gradient and the tensor are the same size");
   meta.grad = g;
+  autograd::note_grad_assigned(self);
 }
 
 py::object get_grad(const Tensor& self) {
@@ -111,6 +113,16 @@ void set_data(const Tensor& self, const Tensor& other) {
 
 // A tensor's Python-side hook dicts (torch keeps them on THPVariable).
 struct TensorHookDicts final : autograd::TensorPyState {
+  int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
+    if (int r = visit_object(backward_hooks, visit, arg)) {
+      return r;
+    }
+    return visit_object(post_accumulate_grad_hooks, visit, arg);
+  }
+  void clear_python() override {
+    backward_hooks = py::none();
+    post_accumulate_grad_hooks = py::none();
+  }
   py::object backward_hooks = py::none();
   py::object post_accumulate_grad_hooks = py::none();
 };
@@ -229,7 +241,10 @@ void bind_tensor(py::module_& m) {
   }
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(
-      m, "Tensor", py::dynamic_attr());
+      m,
+      "Tensor",
+      py::dynamic_attr(),
+      py::custom_type_setup(setup_tensor_type_gc));
   tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
 
   cls.def_static(

@@ -18,6 +18,7 @@ from typing import Any, Sequence
 import numpy as _np
 
 from . import _C
+from . import _gc  # noqa: F401  (full gc collections also free autograd cycles)
 from ._C import (  # noqa: F401
     Tensor,
     abs,
@@ -68,12 +69,9 @@ from ._C import dtype  # noqa: F401
 from ._size import Size
 from ._tensor_str import tensor_repr as _tensor_repr
 
-try:
-    from importlib.metadata import version as _version
-
-    __version__ = _version("npgrad")
-except Exception:  # running from a source tree without installing
-    __version__ = "0.1.0"
+# The version, in one place: the wheel's metadata is read from this line
+# (pyproject.toml: scikit-build-core's regex version provider).
+__version__ = "0.1.0"
 
 float = float32  # noqa: A001
 double = float64
@@ -113,6 +111,7 @@ from . import autograd  # noqa: E402
 from . import utils  # noqa: E402,F401
 from .utils import hooks as _hooks  # noqa: E402,F401
 from . import return_types  # noqa: E402,F401
+from . import testing  # noqa: E402,F401
 
 # -------------------------------------------------------------- factories
 
@@ -187,19 +186,46 @@ def _default(dtype: dtype | None) -> _np.dtype:
 
 
 def zeros(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """A tensor of the given shape filled with 0 (``float32`` unless ``dtype``).
+
+    >>> import npgrad as torch
+    >>> torch.zeros(2, 3).shape
+    torch.Size([2, 3])
+    >>> torch.zeros((2,), dtype=torch.int64)
+    tensor([0, 0])
+    """
     return _finish(_np.zeros(_size_args(size), _default(dtype)), requires_grad)
 
 
 def ones(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """A tensor of the given shape filled with 1.
+
+    >>> import npgrad as torch
+    >>> torch.ones(2, requires_grad=True)
+    tensor([1., 1.], requires_grad=True)
+    """
     return _finish(_np.ones(_size_args(size), _default(dtype)), requires_grad)
 
 
 def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """A tensor of the given shape with uninitialized values.
+
+    >>> import npgrad as torch
+    >>> torch.empty(2, 3).shape
+    torch.Size([2, 3])
+    """
     return _finish(_np.empty(_size_args(size), _default(dtype)), requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, device: Any = None,
          requires_grad: _builtins.bool = False) -> Tensor:
+    """A tensor of shape ``size`` filled with ``fill_value``; the dtype follows
+    the value (``float32`` for a float, ``int64`` for an int) unless given.
+
+    >>> import npgrad as torch
+    >>> torch.full((2,), 7)
+    tensor([7, 7])
+    """
     if dtype is None:
         dtype = _NP_TO_DTYPE[_infer_array(fill_value, None).dtype]
     return _finish(_np.full(tuple(size), fill_value, _np_dtype(dtype)), requires_grad)
@@ -207,6 +233,15 @@ def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, devic
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: dtype | None = None, device: Any = None,
            requires_grad: _builtins.bool = False) -> Tensor:
+    """The values ``start, start + step, ...`` below ``end`` (``arange(n)``
+    counts from 0); ``int64`` when all arguments are ints, else ``float32``.
+
+    >>> import npgrad as torch
+    >>> torch.arange(4)
+    tensor([0, 1, 2, 3])
+    >>> torch.arange(0, 1, 0.25)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500])
+    """
     if end is None:
         start, end = 0, start
     if dtype is None:
@@ -216,11 +251,25 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: dtype | None = Non
 
 
 def rand(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """Uniform random values in ``[0, 1)`` (seeded by ``manual_seed``).
+
+    >>> import npgrad as torch
+    >>> x = torch.rand(2, 3)
+    >>> x.shape, 0 <= x.min().item() and x.max().item() < 1
+    (torch.Size([2, 3]), True)
+    """
     arr = _generator.random(_size_args(size)).astype(_default(dtype))
     return _finish(arr, requires_grad)
 
 
 def randn(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """Standard normal random values (seeded by ``manual_seed``).
+
+    >>> import npgrad as torch
+    >>> torch.manual_seed(0)
+    >>> torch.randn(3).shape
+    torch.Size([3])
+    """
     arr = _generator.standard_normal(_size_args(size)).astype(_default(dtype))
     return _finish(arr, requires_grad)
 
@@ -230,31 +279,67 @@ def _like(t: Tensor, dtype: dtype | None) -> tuple[tuple[int, ...], _np.dtype]:
 
 
 def zeros_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """``zeros`` with the shape (and, unless given, the dtype) of ``input``.
+
+    >>> import npgrad as torch
+    >>> torch.zeros_like(torch.ones(2, dtype=torch.float64))
+    tensor([0., 0.], dtype=torch.float64)
+    """
     shape, dt = _like(input, dtype)
     return _finish(_np.zeros(shape, dt), requires_grad)
 
 
 def ones_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """``ones`` with the shape (and, unless given, the dtype) of ``input``.
+
+    >>> import npgrad as torch
+    >>> torch.ones_like(torch.zeros(2, 2)).sum()
+    tensor(4.)
+    """
     shape, dt = _like(input, dtype)
     return _finish(_np.ones(shape, dt), requires_grad)
 
 
 def empty_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """``empty`` with the shape (and, unless given, the dtype) of ``input``.
+
+    >>> import npgrad as torch
+    >>> torch.empty_like(torch.zeros(3)).shape
+    torch.Size([3])
+    """
     shape, dt = _like(input, dtype)
     return _finish(_np.empty(shape, dt), requires_grad)
 
 
 def rand_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """``rand`` with the shape (and, unless given, the dtype) of ``input``.
+
+    >>> import npgrad as torch
+    >>> torch.rand_like(torch.zeros(2, dtype=torch.float64)).dtype
+    torch.float64
+    """
     shape, dt = _like(input, dtype)
     return _finish(_generator.random(shape).astype(dt), requires_grad)
 
 
 def randn_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
+    """``randn`` with the shape (and, unless given, the dtype) of ``input``.
+
+    >>> import npgrad as torch
+    >>> torch.randn_like(torch.zeros(4)).shape
+    torch.Size([4])
+    """
     shape, dt = _like(input, dtype)
     return _finish(_generator.standard_normal(shape).astype(dt), requires_grad)
 
 
 def is_tensor(obj: object) -> _builtins.bool:
+    """Whether ``obj`` is an npgrad tensor.
+
+    >>> import npgrad as torch
+    >>> torch.is_tensor(torch.zeros(1)), torch.is_tensor([0.0])
+    (True, False)
+    """
     return isinstance(obj, Tensor)
 
 
@@ -279,9 +364,27 @@ def _size(self: Tensor, dim: int | None = None) -> Any:
     return shape[dim]
 
 
-def _array_protocol(self: Tensor, dtype: Any = None, copy: Any = None) -> _np.ndarray:
+def _array_protocol(self: Tensor, dtype: Any = None, copy: _builtins.bool | None = None) -> _np.ndarray:
+    """``np.asarray(t)``: the tensor's memory as an ndarray, without a copy.
+
+    As torch's ``__array__``: ``self.numpy()`` (so a tensor that requires grad
+    raises torch's ``RuntimeError``), cast when ``dtype`` differs. Deviation
+    from torch (its issue #136264): npgrad also takes NumPy 2's ``copy``
+    keyword, so NumPy does not warn: ``copy=True`` always copies and
+    ``copy=False`` returns a view or raises ``ValueError`` when a cast is needed,
+    where torch's ``np.asarray(t, copy=False)`` always raises.
+
+    >>> import numpy as np, npgrad
+    >>> t = npgrad.arange(3.0)
+    >>> np.shares_memory(np.asarray(t), t.numpy())
+    True
+    """
     arr = self.numpy()
-    return arr if dtype is None else arr.astype(dtype)
+    if dtype is not None and _np.dtype(dtype) != arr.dtype:
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating an array as requested.")
+        return arr.astype(dtype)
+    return arr.copy() if copy else arr
 
 
 def _iter(self: Tensor) -> Any:
@@ -290,29 +393,36 @@ def _iter(self: Tensor) -> Any:
     return (self[i] for i in range(self._shape[0]))
 
 
+from .utils import dlpack as _dlpack  # noqa: E402
+from .utils.dlpack import from_dlpack  # noqa: E402
 from ._tensor_hooks import register_hook as _register_hook  # noqa: E402
 from ._tensor_hooks import register_post_accumulate_grad_hook as _register_pagh  # noqa: E402
 
-Tensor.register_hook = _register_hook  # type: ignore[attr-defined]
-Tensor.register_post_accumulate_grad_hook = _register_pagh  # type: ignore[attr-defined]
-Tensor.__repr__ = _tensor_repr  # type: ignore[method-assign,assignment]
-Tensor.__str__ = _tensor_repr  # type: ignore[method-assign,assignment]
-Tensor.backward = _backward  # type: ignore[attr-defined]
-Tensor.size = _size  # type: ignore[attr-defined]
-Tensor.shape = property(lambda self: Size(self._shape))  # type: ignore[attr-defined]
-Tensor.device = property(lambda self: _cpu)  # type: ignore[attr-defined]
-Tensor.is_cuda = property(lambda self: False)  # type: ignore[attr-defined]
-Tensor.cpu = lambda self: self  # type: ignore[attr-defined]
-Tensor.tolist = lambda self: self._array.tolist()  # type: ignore[attr-defined]
-Tensor.__array__ = _array_protocol  # type: ignore[attr-defined]
-Tensor.__iter__ = _iter  # type: ignore[attr-defined]
-Tensor.__array_priority__ = 1000  # type: ignore[attr-defined]
+Tensor.register_hook = _register_hook  # type: ignore[method-assign]
+Tensor.register_post_accumulate_grad_hook = _register_pagh  # type: ignore[method-assign]
+Tensor.__repr__ = _tensor_repr  # type: ignore[method-assign]
+Tensor.__str__ = _tensor_repr  # type: ignore[method-assign]
+Tensor.backward = _backward  # type: ignore[method-assign]
+Tensor.size = _size  # type: ignore[method-assign]
+Tensor.shape = property(lambda self: Size(self._shape))  # type: ignore[method-assign,assignment]
+Tensor.device = property(lambda self: _cpu)  # type: ignore[method-assign,assignment]
+Tensor.is_cuda = property(lambda self: False)  # type: ignore[method-assign,assignment]
+Tensor.cpu = lambda self: self  # type: ignore[method-assign]
+Tensor.tolist = lambda self: self._array.tolist()  # type: ignore[method-assign]
+Tensor.__array__ = _array_protocol  # type: ignore[method-assign]
+Tensor.__dlpack__ = _dlpack._dlpack  # type: ignore[method-assign]
+Tensor.__dlpack_device__ = _dlpack._dlpack_device  # type: ignore[method-assign]
+Tensor.__iter__ = _iter  # type: ignore[method-assign]
+Tensor.__array_priority__ = 1000
 Tensor.__module__ = "npgrad"
+
+# Docstrings of the names bound in C++ (torch's _tensor_docs/_torch_docs).
+from . import _tensor_docs, _torch_docs  # noqa: E402,F401
 
 __all__ = [
     "Size", "Tensor", "abs", "add", "arange", "bool", "cat", "clamp", "clone", "cos", "device",
     "div", "double", "dtype", "empty", "empty_like", "enable_grad", "exp", "float", "float32",
-    "float64", "from_numpy", "full", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor", "log",
+    "float64", "from_dlpack", "from_numpy", "full", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor", "log",
     "log_softmax", "long", "manual_seed", "matmul", "max", "mean", "min", "mm", "mul", "neg",
     "no_grad", "ones", "ones_like", "permute", "pow", "rand", "rand_like", "randn",
     "randn_like", "reciprocal", "relu", "reshape", "set_anomaly_enabled", "set_grad_enabled", "sigmoid", "sin",

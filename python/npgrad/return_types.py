@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import TYPE_CHECKING, NamedTuple
 
-max = namedtuple("max", ["values", "indices"])  # noqa: A001
-min = namedtuple("min", ["values", "indices"])  # noqa: A001
+if TYPE_CHECKING:
+    from ._C import Tensor
+
+
+class max(NamedTuple):  # noqa: A001
+    """``(values, indices)`` of ``Tensor.max(dim)``.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([[1.0, 5.0], [3.0, 4.0]]).max(dim=1).values
+    tensor([5., 4.])
+    """
+
+    values: Tensor
+    indices: Tensor
+
+
+class min(NamedTuple):  # noqa: A001
+    """``(values, indices)`` of ``Tensor.min(dim)``.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([[1.0, 5.0], [3.0, 4.0]]).min(dim=1).indices
+    tensor([0, 0])
+    """
+
+    values: Tensor
+    indices: Tensor

@@ -1,4 +1,5 @@
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/cycle_collector.h"
 
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
@@ -189,6 +190,7 @@ class RetainGradHook final : public FunctionPreHook {
     } else {
       meta.grad = ops::add(meta.grad, g);
     }
+    note_grad_assigned(t);
     return grads;
   }
 

@@ -16,9 +16,7 @@ namespace npgrad::autograd {
 class Node;
 
 /// Python-side state of a tensor (hook dicts) kept by the bindings.
-struct TensorPyState {
-  virtual ~TensorPyState() = default;
-};
+struct TensorPyState : PythonRefHolder {};
 
 struct AutogradMeta {
   Tensor grad;
@@ -28,6 +26,8 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;
   bool requires_grad = false;  // meaningful on leaves only
   bool retains_grad = false;   // meaningful on non-leaves only
+  /// In the cycle collector's candidates (Note [Autograd cycles]).
+  bool cycle_candidate = false;
   uint32_t output_nr = 0;
   /// Tensor pre-hooks of a leaf; run by its AccumulateGrad.
   std::vector<std::shared_ptr<FunctionPreHook>> hooks;

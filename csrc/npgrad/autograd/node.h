@@ -18,6 +18,7 @@
 namespace npgrad::autograd {
 
 class SavedVariable;
+struct StrongRefVisitor;
 
 /// Next value of this thread's sequence counter (torch's
 /// at::sequence_number::get_and_increment).
@@ -39,11 +40,9 @@ struct SavedAttributeVisitor {
 
 /// Per-node state owned by the binding layer (the Python `metadata` dict);
 /// it lives on the node so it survives wrapper churn.
-struct NodePyState {
-  virtual ~NodePyState() = default;
-};
+struct NodePyState : PythonRefHolder {};
 
-class Node : public std::enable_shared_from_this<Node> {
+class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
  public:
   explicit Node(uint64_t sequence_nr, edge_list next_edges = {});
   Node() : Node(next_sequence_nr()) {}
@@ -100,6 +99,12 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual void release_variables() {}
   virtual void will_release_variables() {}
   virtual void visit_saved(SavedAttributeVisitor&) {}
+  /// Strong references held (next edges, saved variables, and members a
+  /// subclass adds), for the cycle collector (Note [Autograd cycles]).
+  virtual void visit_strong_refs(StrongRefVisitor& v);
+  /// Calls fn on each saved variable (through visit_saved).
+  template <typename Fn>
+  void for_each_saved_variable(Fn&& fn);
 
   // ---- Hooks ---- (see Note [Hooks ordering] in engine.cpp)
   std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() {
@@ -113,6 +118,11 @@ class Node : public std::enable_shared_from_this<Node> {
   }
   std::map<uint32_t, std::shared_ptr<FunctionPreHook>>& retains_grad_hooks() {
     return retains_grad_hooks_;
+  }
+  /// This node's own tensor pre-hooks (AccumulateGrad's tensor_pre_hooks()
+  /// are its leaf's).
+  std::vector<std::shared_ptr<FunctionPreHook>>& own_tensor_pre_hooks() {
+    return tensor_pre_hooks_;
   }
 
   /// The binding layer's per-node state (guarded by the GIL).
@@ -132,6 +142,26 @@ class Node : public std::enable_shared_from_this<Node> {
  private:
   void update_topological_nr(const Edge& edge);
 };
+
+template <typename Fn>
+void Node::for_each_saved_variable(Fn&& fn) {
+  struct Adapter final : SavedAttributeVisitor {
+    explicit Adapter(Fn& f) : fn(f) {}
+    void tensor(const char*, SavedVariable& v) override { fn(v); }
+    void tensor_list(const char*, std::vector<SavedVariable>& v) override {
+      for (auto& sv : v) {
+        fn(sv);
+      }
+    }
+    void integer(const char*, int64_t) override {}
+    void real(const char*, double) override {}
+    void boolean(const char*, bool) override {}
+    void int_list(const char*, const Shape&) override {}
+    void none(const char*) override {}
+    Fn& fn;
+  } adapter(fn);
+  visit_saved(adapter);
+}
 
 /// Deleter for every node: frees long chains without recursion.
 /// See Note [Iterative graph teardown] in node.cpp.

@@ -2,6 +2,7 @@
 
 #include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/util/error.h"
@@ -151,6 +152,43 @@ void SavedVariable::reset_data() {
   hooks_.reset();
   grad_fn_.reset();
   grad_accumulator_.reset();
+}
+
+}  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+int SavedVariable::traverse_python(PyVisitProc visit, void* arg) const {
+  if (hooks_) {
+    if (int r = hooks_->traverse_python(visit, arg)) {
+      return r;
+    }
+  }
+  if (data_.defined() && data_.impl_ptr().use_count() == 1) {
+    return traverse_tensor_python_refs(*data_.impl(), visit, arg);
+  }
+  return 0;
+}
+
+void SavedVariable::clear_python() {
+  if (hooks_) {
+    hooks_->clear_python();
+  }
+  if (data_.defined() && data_.impl_ptr().use_count() == 1) {
+    clear_tensor_python_refs(*data_.impl());
+  }
+}
+
+void SavedVariable::visit_strong_refs(StrongRefVisitor& v) const {
+  if (data_.defined()) {
+    v.tensor(data_.impl_ptr());
+  }
+  if (grad_fn_) {
+    v.node(grad_fn_);
+  }
+  if (grad_accumulator_) {
+    v.node(grad_accumulator_);
+  }
 }
 
 }  // namespace npgrad::autograd

@@ -15,6 +15,7 @@
 namespace npgrad::autograd {
 
 class Node;
+struct StrongRefVisitor;
 
 class SavedVariable {
  public:
@@ -34,6 +35,13 @@ class SavedVariable {
   bool has_been_released() const {
     return was_defined_ && !data_.defined() && !hooks_;
   }
+
+  /// The hooks' Python objects, and the saved tensor's own when this is its
+  /// only owner (Note [GC visibility]).
+  int traverse_python(PyVisitProc visit, void* arg) const;
+  void clear_python();
+  /// The strong references held, for the cycle collector.
+  void visit_strong_refs(StrongRefVisitor& v) const;
 
  private:
   Tensor data_;

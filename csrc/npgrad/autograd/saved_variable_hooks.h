@@ -9,11 +9,12 @@
 #include <optional>
 #include <string>
 
+#include "npgrad/autograd/python_refs.h"
 #include "npgrad/tensor/tensor.h"
 
 namespace npgrad::autograd {
 
-struct SavedVariableHooks {
+struct SavedVariableHooks : PythonRefHolder {
   virtual ~SavedVariableHooks() = default;
   /// Called once, at save time, under no_grad.
   virtual void call_pack_hook(const Tensor& t) = 0;

@@ -15,6 +15,7 @@ from .. import _C
 from . import function, graph
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
 from .graph import GradientEdge, _engine_run_backward
 from .variable import Variable
@@ -22,7 +23,7 @@ from .variable import Variable
 _TensorOrTensors = Union[_C.Tensor, Sequence[_C.Tensor]]
 
 __all__ = [
-    "Function", "Variable", "detect_anomaly", "set_detect_anomaly", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
+    "Function", "Variable", "detect_anomaly", "gradcheck", "gradgradcheck", "set_detect_anomaly", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
@@ -42,7 +43,7 @@ def _tensor_or_tensors_to_tuple(tensors: Any, length: int) -> tuple[Any, ...]:
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any]) -> tuple[Any, ...]:
     import npgrad
 
-    new_grads = []
+    new_grads: list[_C.Tensor | None] = []
     for i, (out, grad) in enumerate(zip(outputs, grads)):
         if isinstance(out, GradientEdge):
             meta = out.node._input_metadata[out.output_nr]
@@ -132,7 +133,7 @@ def grad(
     grads = _make_grads(t_outputs, _tensor_or_tensors_to_tuple(grad_outputs, len(t_outputs)))
     if retain_graph is None:
         retain_graph = create_graph
-    result = _engine_run_backward(
+    result: tuple[Any, ...] = _engine_run_backward(
         t_outputs, grads, retain_graph, create_graph, t_inputs, allow_unused, False)
     if materialize_grads:
         import npgrad

@@ -69,7 +69,7 @@ class BackwardCFunction(_C._FunctionBase, FunctionCtx):
         return self._forward_cls.backward(self, *args)
 
     # ---- the Node API, served by the native node ----
-    def _node(self) -> Any:
+    def _node(self) -> _C._functions._NodeBase:
         node = self._cdata_node
         if node is None:
             raise RuntimeError("this Function call recorded no backward node (no input requires grad)")
@@ -122,15 +122,42 @@ class Function(metaclass=FunctionMeta):
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
+        """Computes the outputs. Either ``forward(ctx, *inputs)``, which
+        saves what backward needs on ``ctx``, or ``forward(*inputs)`` together
+        with ``setup_context``. Runs without recording a graph."""
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Fills ``ctx`` from the ``inputs`` tuple and the ``output`` of a
+        ``forward`` that takes no ctx (``ctx.save_for_backward``, ...).
+
+        >>> import npgrad as torch
+        >>> class Cube(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(x):
+        ...         return x ** 3
+        ...     @staticmethod
+        ...     def setup_context(ctx, inputs, output):
+        ...         (x,) = inputs
+        ...         ctx.save_for_backward(x)
+        ...     @staticmethod
+        ...     def backward(ctx, g):
+        ...         (x,) = ctx.saved_tensors
+        ...         return 3 * x ** 2 * g
+        >>> x = torch.tensor([2.0], requires_grad=True)
+        >>> Cube.apply(x).backward()
+        >>> x.grad
+        tensor([12.])
+        """
         raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Given the gradient of each output, returns the gradient of each
+        input of ``forward`` (``None`` for inputs that need none), as a tuple
+        or, for one input, a tensor. ``vjp`` is the same method."""
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom "
             "autograd.Function to use it with backward mode AD.")
@@ -139,6 +166,9 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Runs the function: ``forward`` on the inputs, then, if any input
+        requires grad, records a ``<Name>Backward`` node for the outputs.
+        Keyword arguments bind to ``forward``'s parameters."""
         setup_context_style = cls.setup_context is not Function.setup_context
         if kwargs or setup_context_style:
             # Keyword arguments bind to forward's positions (after ctx in the

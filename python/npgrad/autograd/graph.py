@@ -47,27 +47,107 @@ class Node(abc.ABC):
 
     @abc.abstractmethod
     def name(self) -> str:
-        """The node's name, e.g. ``MulBackward0``."""
+        """The node's name, e.g. ``MulBackward0``.
+
+        >>> import npgrad as torch
+        >>> a = torch.tensor([1.0], requires_grad=True)
+        >>> (a * 2).grad_fn.name()
+        'MulBackward0'
+        """
 
     @property
     @abc.abstractmethod
     def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
-        """One ``(node, input_nr)`` per forward input, in input order."""
+        """One ``(node, input_nr)`` per forward input, in input order:
+        the node that receives the gradient of that input, and which of its
+        inputs it arrives at; ``(None, 0)`` for an input that needs none.
 
+        >>> import npgrad as torch
+        >>> a = torch.tensor([1.0], requires_grad=True)
+        >>> b = (a.exp() * 2).grad_fn
+        >>> b.next_functions
+        ((<ExpBackward0 object at 0x...>, 0), (None, 0))
+        >>> b.next_functions[0][0].next_functions
+        ((<AccumulateGrad object at 0x...>, 0),)
+        """
+
+    # Deviation from torch: torch declares metadata as an abstract method,
+    # but every node serves it as a property (a dict), so type checkers
+    # rejected `node.metadata[key]`; here it is an abstract property.
+    @property
     @abc.abstractmethod
     def metadata(self) -> dict[Any, Any]:
-        """A dict stored on the node (the same dict on every access)."""
+        """A dict stored on the node: the same dict on every access, free
+        for annotations (anomaly mode keeps the forward stack there).
+
+        >>> import npgrad as torch
+        >>> b = torch.tensor([1.0], requires_grad=True).exp()
+        >>> b.grad_fn.metadata["note"] = "from the tour"
+        >>> b.grad_fn.metadata
+        {'note': 'from the tour'}
+        """
+
+    # Declared for type checkers only (torch has an abstract property): one
+    # entry per gradient the node receives, checked against what arrives.
+    _input_metadata: tuple[Any, ...]
 
     @abc.abstractmethod
-    def _register_hook_dict(self, tensor: Any) -> None: ...
+    def _register_hook_dict(self, tensor: Any) -> None:
+        """Installs ``tensor._backward_hooks`` (the dict of its
+        ``register_hook`` hooks) as a tensor pre-hook of this node, for the
+        output ``tensor.output_nr``. ``Tensor.register_hook`` calls it when a
+        non-leaf gets its first hook.
+
+        >>> import npgrad as torch
+        >>> from collections import OrderedDict
+        >>> a = torch.tensor([1.0], requires_grad=True)
+        >>> b = a * 2
+        >>> b._backward_hooks = OrderedDict({0: lambda g: g * 10})
+        >>> b.grad_fn._register_hook_dict(b)
+        >>> b.sum().backward()
+        >>> a.grad
+        tensor([20.])
+        """
 
     @abc.abstractmethod
     def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
-        """``fn(grad_inputs, grad_outputs) -> tuple | None`` after the node runs."""
+        """Registers ``fn(grad_inputs, grad_outputs) -> tuple | None``, run
+        after the node has computed the gradients of its inputs
+        (``grad_inputs``) from those of its outputs (``grad_outputs``). A
+        returned tuple replaces ``grad_inputs``.
+
+        >>> import npgrad as torch
+        >>> a = torch.tensor([0.0, 0.0, 0.0], requires_grad=True)
+        >>> b = a.clone()
+        >>> handle = b.grad_fn.register_hook(lambda gI, gO: (gO[0] * 2,))
+        >>> b.sum().backward(retain_graph=True)
+        >>> a.grad
+        tensor([2., 2., 2.])
+        >>> handle.remove()  # removes the hook
+        >>> a.grad = None
+        >>> b.sum().backward(retain_graph=True)
+        >>> a.grad
+        tensor([1., 1., 1.])
+        """
 
     @abc.abstractmethod
     def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
-        """``fn(grad_outputs) -> tuple | None`` before the node runs."""
+        """Registers ``fn(grad_outputs) -> tuple | None``, run before the
+        node; a returned tuple replaces ``grad_outputs``.
+
+        >>> import npgrad as torch
+        >>> a = torch.tensor([0.0, 0.0, 0.0], requires_grad=True)
+        >>> b = a.clone()
+        >>> handle = b.grad_fn.register_prehook(lambda gO: (gO[0] * 2,))
+        >>> b.sum().backward(retain_graph=True)
+        >>> a.grad
+        tensor([2., 2., 2.])
+        >>> handle.remove()
+        >>> a.grad = None
+        >>> b.sum().backward(retain_graph=True)
+        >>> a.grad
+        tensor([1., 1., 1.])
+        """
 
     @classmethod
     def __subclasshook__(cls, C: type) -> bool:
@@ -77,15 +157,16 @@ class Node(abc.ABC):
             try:
                 from .function import BackwardCFunction  # custom Function nodes
             except ImportError:
-                return NotImplemented  # type: ignore[return-value]
+                return NotImplemented  # type: ignore[no-any-return]
             if issubclass(C, BackwardCFunction):
                 return True
-        return NotImplemented  # type: ignore[return-value]
+        return NotImplemented  # type: ignore[no-any-return]
 
 
 def _get_grad_fn_or_grad_acc(t: Any) -> Node:
     if isinstance(t, GradientEdge):
         return t.node
+    node: Node | None
     if t.requires_grad and t.grad_fn is None:
         import npgrad
 
@@ -100,7 +181,21 @@ def _get_grad_fn_or_grad_acc(t: Any) -> Node:
 
 class GradientEdge(NamedTuple):
     """An input slot of a node: ``(node, output_nr)``. ``ownership_token``
-    may hold a node that keeps the graph alive."""
+    may hold a node that keeps the graph alive.
+
+    ``autograd.grad`` and ``backward`` accept gradient edges among their
+    ``inputs`` and ``outputs``, so a gradient can be asked for at a point of
+    the graph without holding the tensor that flows there.
+
+    >>> import npgrad as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 3
+    >>> edge = torch.autograd.graph.GradientEdge(y.grad_fn, 0)
+    >>> edge.node.name(), edge.output_nr
+    ('MulBackward0', 0)
+    >>> torch.autograd.grad(y.sum(), edge)
+    (tensor([1., 1.]),)
+    """
 
     node: Node
     output_nr: int
@@ -108,9 +203,21 @@ class GradientEdge(NamedTuple):
 
 
 def get_gradient_edge(tensor: Any) -> GradientEdge:
-    """The edge through which the gradient of ``tensor`` flows.
+    """The edge through which the gradient of ``tensor`` flows: its
+    ``grad_fn`` (or, for a leaf, its ``AccumulateGrad`` node) and its
+    ``output_nr``. ``grad(loss, get_gradient_edge(x))`` equals
+    ``grad(loss, x)``, and the edge stays valid if ``x`` is later modified
+    in place.
 
-    ``grad(loss, get_gradient_edge(x))`` equals ``grad(loss, x)``.
+    >>> import npgrad as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x.exp()
+    >>> edge = torch.autograd.graph.get_gradient_edge(y)
+    >>> edge.node is y.grad_fn
+    True
+    >>> loss = (y * 2).sum()
+    >>> torch.autograd.grad(loss, edge)
+    (tensor([2., 2.]),)
     """
     if not tensor.requires_grad:
         raise RuntimeError(
@@ -121,7 +228,23 @@ def get_gradient_edge(tensor: Any) -> GradientEdge:
 
 def increment_version(tensor: Any) -> None:
     """Bumps the version counter of ``tensor`` (or of each tensor in an
-    iterable), as an in-place op would."""
+    iterable), as an in-place op would: for code that modifies a tensor's
+    memory behind autograd's back (through ``.numpy()``, say), so that a
+    saved copy is detected as stale.
+
+    >>> import npgrad as torch
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 1
+    >>> z = y * y
+    >>> y._version
+    0
+    >>> torch.autograd.graph.increment_version(y)
+    >>> y._version
+    1
+    >>> z.sum().backward()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation: ...
+    """
     if isinstance(tensor, _C.Tensor):
         tensor = (tensor,)
     _C._increment_version(tensor)
@@ -145,11 +268,11 @@ class saved_tensors_hooks:
     >>> b = torch.ones(5, requires_grad=True) * 2
     >>> with torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook):
     ...     y = a * b
-    Packing tensor([1., 1., 1., 1., 1.], requires_grad=True)
     Packing tensor([2., 2., 2., 2., 2.], grad_fn=<MulBackward0>)
+    Packing tensor([1., 1., 1., 1., 1.], requires_grad=True)
     >>> y.sum().backward()
-    Unpacking tensor([1., 1., 1., 1., 1.])
     Unpacking tensor([2., 2., 2., 2., 2.])
+    Unpacking tensor([1., 1., 1., 1., 1.])
     """
 
     def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
@@ -166,7 +289,17 @@ class saved_tensors_hooks:
 class save_on_cpu(saved_tensors_hooks):
     """Saves tensors on the CPU and moves them back to their device for
     backward. npgrad tensors always live on the CPU, so this keeps them as
-    they are (``pin_memory`` has nothing to pin)."""
+    they are (``pin_memory`` has nothing to pin); it exists so that code
+    written for torch runs unchanged.
+
+    >>> import npgrad as torch
+    >>> a = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> with torch.autograd.graph.save_on_cpu(pin_memory=True):
+    ...     y = (a * a).sum()
+    >>> y.backward()
+    >>> a.grad
+    tensor([2., 4.])
+    """
 
     def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
         def pack_to_cpu(tensor: Any) -> tuple[Any, Any]:
@@ -182,7 +315,16 @@ class save_on_cpu(saved_tensors_hooks):
 @contextlib.contextmanager
 def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
     """Disables saved-tensor hooks in its scope: using them raises
-    ``RuntimeError(error_message)``. Restores an outer message on exit."""
+    ``RuntimeError(error_message)``. Restores an outer message on exit.
+
+    >>> import npgrad as torch
+    >>> message = "saved tensors default hooks are disabled"
+    >>> with torch.autograd.graph.disable_saved_tensors_hooks(message):
+    ...     with torch.autograd.graph.saved_tensors_hooks(lambda x: x, lambda x: x):
+    ...         pass
+    Traceback (most recent call last):
+    RuntimeError: saved tensors default hooks are disabled
+    """
     maybe_prev_message = None
     try:
         maybe_prev_message = _C._autograd._saved_tensors_hooks_get_disabled_error_message()
@@ -195,6 +337,13 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
             _C._autograd._saved_tensors_hooks_disable(maybe_prev_message)
 
 
+def _multi_grad_inner_hook(state: Any, idx: int) -> Callable[[Any], None]:
+    def inner_hook(grad: Any) -> None:
+        state._on_grad(idx, grad)
+
+    return inner_hook
+
+
 class _MultiHandle(RemovableHandle):
     handles: tuple[RemovableHandle, ...]
 
@@ -205,10 +354,10 @@ class _MultiHandle(RemovableHandle):
         for handle in self.handles:
             handle.remove()
 
-    def __getstate__(self) -> tuple[RemovableHandle, ...]:  # type: ignore[override]
+    def __getstate__(self) -> tuple[RemovableHandle, ...]:
         return self.handles
 
-    def __setstate__(self, state: tuple[RemovableHandle, ...]) -> None:  # type: ignore[override]
+    def __setstate__(self, state: tuple[RemovableHandle, ...]) -> None:
         self.handles = state
 
 
@@ -224,21 +373,32 @@ def register_multi_grad_hook(
     has been computed, ``fn(grads)`` with ``None`` for the others.
     ``mode="any"``: ``fn(grad)`` with the first gradient computed.
 
+    Returns a handle whose ``remove()`` unregisters every per-tensor hook.
+
     Deviation from torch (its issue #131753): ``"all"`` also works under
     ``autograd.grad`` when some tensors are leaves given as ``inputs``.
+
+    >>> import npgrad as torch
+    >>> a = torch.tensor([1.0], requires_grad=True)
+    >>> b = torch.tensor([2.0], requires_grad=True)
+    >>> c = a * b
+    >>> def fn(grads):
+    ...     print([g is not None for g in grads])
+    >>> handle = torch.autograd.graph.register_multi_grad_hook((a, b, c), fn)
+    >>> c.sum().backward(retain_graph=True, inputs=(a,))
+    [True, False, True]
+    >>> c.sum().backward(retain_graph=True)
+    [True, True, True]
+    >>> handle.remove()
     """
     supported_modes = ("all", "any")
     if mode not in supported_modes:
         raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
-    if mode == "all":
-        # The counting per graph task is native (npgrad._C._multi_grad_hooks).
-        grad_fns = list(map(_get_grad_fn_or_grad_acc, tensors))
-        hooks = _C._multi_grad_hooks(grad_fns, fn, "all", len(tensors))
-        handles = tuple(t.register_hook(h) for t, h in zip(tensors, hooks))
-    else:
-        chosen = [t for t in tensors if t.requires_grad]
-        hooks = _C._multi_grad_hooks([], fn, "any", len(chosen))
-        handles = tuple(t.register_hook(h) for t, h in zip(chosen, hooks))
+    # The counting per graph task is native (npgrad._C._MultiGradState); each
+    # tensor's hook is a small closure over the state, so Python's GC sees fn.
+    chosen = list(tensors) if mode == "all" else [t for t in tensors if t.requires_grad]
+    state = _C._MultiGradState(chosen, fn, mode)
+    handles = tuple(t.register_hook(_multi_grad_inner_hook(state, i)) for i, t in enumerate(chosen))
     return _MultiHandle(handles)
 
 
@@ -288,11 +448,16 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
 
     >>> import npgrad as torch
     >>> with torch.autograd.graph.allow_mutation_on_saved_tensors():
-    ...     a = torch.rand(2, 3, requires_grad=True)
+    ...     a = torch.ones(2, 3, requires_grad=True)
     ...     b = a.clone()
     ...     out = (b**2).sum()
     ...     b.sin_()
     ...     out.sum().backward()
+    tensor([[0.8415, 0.8415, 0.8415],
+            [0.8415, 0.8415, 0.8415]], grad_fn=<SinBackward0>)
+    >>> a.grad  # d(b**2)/da with b's value before sin_: 2 * 1
+    tensor([[2., 2., 2.],
+            [2., 2., 2.]])
     """
     global _allow_mutation_enabled
     if _allow_mutation_enabled:
@@ -388,7 +553,7 @@ def _engine_run_backward(t_outputs: Sequence[Any], *args: Any) -> Any:
     if attach_logging_hooks:
         unregister_hooks = _register_logging_hooks_on_whole_graph(t_outputs)
     try:
-        return _C._run_backward(t_outputs, *args, GradientEdge)
+        return _C._run_backward(t_outputs, *args, GradientEdge)  # type: ignore[call-arg]
     finally:
         if attach_logging_hooks:
             unregister_hooks()

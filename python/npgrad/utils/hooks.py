@@ -38,6 +38,17 @@ class RemovableHandle:
             self.extra_dict_ref = tuple(weakref.ref(d) for d in extra_dict)
 
     def remove(self) -> None:
+        """Unregisters the hook; a no-op the second time, or once the
+        dict it was stored in is gone.
+
+        >>> import npgrad as torch
+        >>> x = torch.ones(1, requires_grad=True)
+        >>> h = x.register_hook(lambda g: g * 0)
+        >>> h.remove()
+        >>> (x * 2).sum().backward()
+        >>> x.grad
+        tensor([2.])
+        """
         for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
             d = ref()
             if d is not None and self.id in d:

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
@@ -39,6 +40,27 @@ void accumulate_grad(const Tensor& variable, Tensor new_grad) {
     grad.bump_version();
   } else {
     grad = ops::add(grad, new_grad);
+  }
+  note_grad_assigned(variable);
+}
+
+void AccumulateGrad::visit_strong_refs(StrongRefVisitor& v) {
+  Node::visit_strong_refs(v);
+  v.tensor(variable_.impl_ptr());
+}
+
+// The leaf's hooks are reported here only when this accumulator is the
+// leaf's only owner (Note [GC visibility]).
+int AccumulateGrad::traverse_python(PyVisitProc visit, void* arg) const {
+  if (variable_.impl_ptr().use_count() == 1) {
+    return traverse_tensor_python_refs(*variable_.impl(), visit, arg);
+  }
+  return 0;
+}
+
+void AccumulateGrad::clear_python() {
+  if (variable_.impl_ptr().use_count() == 1) {
+    clear_tensor_python_refs(*variable_.impl());
   }
 }
 

@@ -16,6 +16,9 @@ class AccumulateGrad final : public Node {
   }
   std::vector<std::shared_ptr<FunctionPreHook>>& tensor_pre_hooks() override;
   const Tensor& variable() const { return variable_; }
+  void visit_strong_refs(StrongRefVisitor& v) override;
+  int traverse_python(PyVisitProc visit, void* arg) const override;
+  void clear_python() override;
 
  private:
   Tensor variable_;

@@ -1,4 +1,5 @@
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/cycle_collector.h"
 
 namespace npgrad::autograd {
 
@@ -11,6 +12,19 @@ variable_list FormulaNode::apply(variable_list&& grads) {
     }
   }
   return out;
+}
+
+}  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+void GraphRoot::visit_strong_refs(StrongRefVisitor& v) {
+  Node::visit_strong_refs(v);
+  for (const auto& g : grads_) {
+    if (g.defined()) {
+      v.tensor(g.impl_ptr());
+    }
+  }
 }
 
 }  // namespace npgrad::autograd

@@ -14,6 +14,7 @@ class GraphRoot final : public Node {
       : Node(next_sequence_nr(), std::move(roots)), grads_(std::move(grads)) {}
   variable_list apply(variable_list&&) override { return grads_; }
   std::string name() const override { return "torch::autograd::GraphRoot"; }
+  void visit_strong_refs(StrongRefVisitor& v) override;
 
  private:
   variable_list grads_;

@@ -1,4 +1,5 @@
 #include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/autograd/cycle_collector.h"
 
 #include "npgrad/ops/ops.h"
 
@@ -131,6 +132,25 @@ void IndexPutBackward0::compute(const variable_list& g, variable_list& out) {
   }
   if (task_should_compute_output(1)) {
     out[1] = ops::index(g[0], indices);
+  }
+}
+
+}  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+void CopySlices::visit_strong_refs(StrongRefVisitor& v) {
+  Node::visit_strong_refs(v);
+  v.node(fn);
+}
+
+int CopySlices::traverse_python(PyVisitProc visit, void* arg) const {
+  return fn.use_count() == 1 ? traverse_node_python_refs(*fn, visit, arg) : 0;
+}
+
+void CopySlices::clear_python() {
+  if (fn.use_count() == 1) {
+    clear_node_python_refs(*fn);
   }
 }
 

@@ -87,6 +87,9 @@ struct CopySlices final : FormulaNode {
   std::string name() const override { return "torch::autograd::CopySlices"; }
   void compute(const variable_list& g, variable_list& out) override;
   void release_variables() override { fn->release_variables(); }
+  void visit_strong_refs(StrongRefVisitor& v) override;
+  int traverse_python(PyVisitProc visit, void* arg) const override;
+  void clear_python() override;
   ViewGeometry view;
   std::shared_ptr<Node> fn;
 };

@@ -1,0 +1,127 @@
+// Python's cyclic GC and the C++ autograd state: the tensor and node wrapper
+// types report the Python objects their C++ object owns alone (Note [GC
+// visibility] in npgrad/autograd/python_refs.h), and a full collection also
+// breaks cycles made of C++ state only (Note [Autograd cycles]).
+
+#include "bindings.h"
+#include "npgrad/autograd/cycle_collector.h"
+#include "npgrad/autograd/node.h"
+#include "npgrad/autograd/python_refs.h"
+
+namespace npgrad::bindings {
+
+namespace {
+
+// The holder of a pybind11 instance of Tensor (the type has no C++ subclasses,
+// so the first value-and-holder is TensorImpl's); null when not constructed.
+std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto v_h = inst->get_value_and_holder();
+  if (!v_h.holder_constructed()) {
+    return nullptr;
+  }
+  return &v_h.holder<std::shared_ptr<TensorImpl>>();
+}
+
+// The node of a pybind11 instance of a node class, when the wrapper's holder
+// is its only strong reference.
+autograd::Node* node_owned_alone(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (!inst->get_value_and_holder().holder_constructed()) {
+    return nullptr;
+  }
+  auto* node = py::handle(self).cast<autograd::Node*>();
+  return node != nullptr && node->weak_from_this().use_count() == 1 ? node
+                                                                    : nullptr;
+}
+
+// pybind11_traverse visits the instance __dict__ and the type. For an
+// instance of a Python subclass, CPython's subtype_traverse has already
+// visited the (managed) __dict__ before calling the base's traverse, and a
+// second visit breaks the GC's reference arithmetic (the dict then looks
+// referenced from outside, so a cycle through it is never collected).
+int traverse_dict_and_type(
+    PyObject* self, visitproc visit, void* arg, traverseproc own) {
+  PyTypeObject* type = Py_TYPE(self);
+  if (type->tp_traverse != own &&
+      PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT)) {
+    Py_VISIT(type);
+    return 0;
+  }
+  return py::detail::pybind11_traverse(self, visit, arg);
+}
+
+int tensor_traverse(PyObject* self, visitproc visit, void* arg);
+
+int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  if (int r = traverse_dict_and_type(self, visit, arg, tensor_traverse)) {
+    return r;
+  }
+  auto* holder = tensor_holder(self);
+  if (holder != nullptr && *holder && holder->use_count() == 1) {
+    return autograd::traverse_tensor_python_refs(**holder, visit, arg);
+  }
+  return 0;
+}
+
+int tensor_clear(PyObject* self) {
+  py::detail::pybind11_clear(self);
+  auto* holder = tensor_holder(self);
+  if (holder != nullptr && *holder && holder->use_count() == 1) {
+    autograd::clear_tensor_python_refs(**holder);
+  }
+  return 0;
+}
+
+int node_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  if (autograd::Node* node = node_owned_alone(self)) {
+    return autograd::traverse_node_python_refs(*node, visit, arg);
+  }
+  return 0;
+}
+
+int node_clear(PyObject* self) {
+  if (autograd::Node* node = node_owned_alone(self)) {
+    autograd::clear_node_python_refs(*node);
+  }
+  return 0;
+}
+
+int dynamic_attr_traverse(PyObject* self, visitproc visit, void* arg) {
+  return traverse_dict_and_type(self, visit, arg, dynamic_attr_traverse);
+}
+
+}  // namespace
+
+void setup_dynamic_attr_type_gc(PyHeapTypeObject* heap_type) {
+  heap_type->ht_type.tp_traverse = dynamic_attr_traverse;
+}
+
+void setup_tensor_type_gc(PyHeapTypeObject* heap_type) {
+  auto* type = &heap_type->ht_type;
+  type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type->tp_traverse = tensor_traverse;
+  type->tp_clear = tensor_clear;
+}
+
+void setup_node_type_gc(PyHeapTypeObject* heap_type) {
+  auto* type = &heap_type->ht_type;
+  type->tp_flags |= Py_TPFLAGS_HAVE_GC;
+  type->tp_traverse = node_traverse;
+  type->tp_clear = node_clear;
+}
+
+void bind_gc(py::module_& m) {
+  m.def(
+      "_collect_autograd_cycles",
+      [] { return autograd::collect_autograd_cycles(); },
+      "Breaks unreachable cycles of C++ autograd state (Note [Autograd "
+      "cycles]); runs at every full collection of Python's gc. Returns the "
+      "number of tensors whose .grad and grad_fn were dropped.");
+  m.def("_autograd_cycle_candidates", [] {
+    return autograd::cycle_candidate_count();
+  });
+}
+
+}  // namespace npgrad::bindings

@@ -1,0 +1,135 @@
+#include "npgrad/autograd/python_refs.h"
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_variable.h"
+
+namespace npgrad::autograd {
+
+// Each function below follows Note [GC visibility]: a holder's Python
+// references are reported only when the path to it is a chain of single
+// owners, so clear_* drops exactly what traverse_* reported.
+
+namespace {
+
+template <typename Hook>
+bool owned_alone(const std::shared_ptr<Hook>& p) {
+  return p && p.use_count() == 1;
+}
+
+bool owned_alone(const std::shared_ptr<Node>& p) {
+  return p && p.use_count() == 1;
+}
+
+}  // namespace
+
+int traverse_tensor_python_refs(
+    TensorImpl& impl, PyVisitProc visit, void* arg) {
+  AutogradMeta* meta = impl.autograd_meta.get();
+  if (meta == nullptr) {
+    return 0;
+  }
+  for (const auto& hook : meta->hooks) {
+    if (owned_alone(hook)) {
+      if (int r = hook->traverse_python(visit, arg)) {
+        return r;
+      }
+    }
+  }
+  for (const auto& hook : meta->post_acc_grad_hooks) {
+    if (owned_alone(hook)) {
+      if (int r = hook->traverse_python(visit, arg)) {
+        return r;
+      }
+    }
+  }
+  if (meta->py_state) {
+    if (int r = meta->py_state->traverse_python(visit, arg)) {
+      return r;
+    }
+  }
+  if (owned_alone(meta->grad_fn)) {
+    return traverse_node_python_refs(*meta->grad_fn, visit, arg);
+  }
+  return 0;
+}
+
+void clear_tensor_python_refs(TensorImpl& impl) {
+  AutogradMeta* meta = impl.autograd_meta.get();
+  if (meta == nullptr) {
+    return;
+  }
+  for (const auto& hook : meta->hooks) {
+    if (owned_alone(hook)) {
+      hook->clear_python();
+    }
+  }
+  for (const auto& hook : meta->post_acc_grad_hooks) {
+    if (owned_alone(hook)) {
+      hook->clear_python();
+    }
+  }
+  if (meta->py_state) {
+    meta->py_state->clear_python();
+  }
+  if (owned_alone(meta->grad_fn)) {
+    clear_node_python_refs(*meta->grad_fn);
+  }
+}
+
+int traverse_node_python_refs(Node& node, PyVisitProc visit, void* arg) {
+  for (const auto& hook : node.pre_hooks()) {
+    if (int r = hook->traverse_python(visit, arg)) {
+      return r;
+    }
+  }
+  for (const auto& hook : node.post_hooks()) {
+    if (int r = hook->traverse_python(visit, arg)) {
+      return r;
+    }
+  }
+  for (const auto& hook : node.own_tensor_pre_hooks()) {
+    if (owned_alone(hook)) {
+      if (int r = hook->traverse_python(visit, arg)) {
+        return r;
+      }
+    }
+  }
+  if (node.py_state) {
+    if (int r = node.py_state->traverse_python(visit, arg)) {
+      return r;
+    }
+  }
+  int result = 0;
+  node.for_each_saved_variable([&](SavedVariable& sv) {
+    if (result == 0) {
+      result = sv.traverse_python(visit, arg);
+    }
+  });
+  if (result != 0) {
+    return result;
+  }
+  // Members a subclass adds (a Function's ctx, an accumulator's leaf).
+  return node.traverse_python(visit, arg);
+}
+
+void clear_node_python_refs(Node& node) {
+  for (const auto& hook : node.pre_hooks()) {
+    hook->clear_python();
+  }
+  for (const auto& hook : node.post_hooks()) {
+    hook->clear_python();
+  }
+  for (const auto& hook : node.own_tensor_pre_hooks()) {
+    if (owned_alone(hook)) {
+      hook->clear_python();
+    }
+  }
+  if (node.py_state) {
+    node.py_state->clear_python();
+  }
+  node.for_each_saved_variable([](SavedVariable& sv) { sv.clear_python(); });
+  node.clear_python();
+}
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,861 @@
+"""Docstrings of ``npgrad.Tensor``'s methods and attributes, applied at import.
+
+Most of ``Tensor`` is bound in C++ (csrc/bindings/tensor.cpp, ops.cpp), where
+pybind11 gives each method only its signature line. As torch does in
+``torch/_tensor_docs.py``, the texts live here and ``_C._add_docstr`` attaches
+them; the signature line stays at the top of each docstring. ``__test__``
+holds every text, so ``doctest`` runs their examples (tests_py/test_doctests.py).
+"""
+
+from __future__ import annotations
+
+import types
+
+from . import _C
+from ._C import _add_docstr
+
+__test__: dict[str, str] = {}
+
+
+def add_docstr_all(method: str, docstr: str) -> None:
+    """Attaches ``docstr`` to ``Tensor.<method>``.
+
+    Native methods and properties go through ``_C._add_docstr`` (an error if
+    one is documented twice). Methods written in Python (installed on
+    ``Tensor`` by ``npgrad/__init__.py``) keep an inline docstring if they have
+    one: the text here is for those defined without one (lambdas).
+    """
+    obj = getattr(_C.Tensor, method)
+    __test__[method] = docstr
+    if isinstance(obj, types.FunctionType):
+        if not obj.__doc__:
+            obj.__doc__ = docstr
+        return
+    if isinstance(obj, property) and obj.fget is not None and isinstance(obj.fget, types.FunctionType):
+        if not obj.__doc__:
+            obj.__doc__ = docstr
+        return
+    _add_docstr(obj, docstr)
+
+
+_add_docstr(
+    _C.Tensor,
+    """A multi-dimensional array with autograd, stored in a NumPy array.
+
+Create tensors with the factories (``npgrad.tensor``, ``zeros``, ``ones``,
+``rand``, ``from_numpy``, ...). A tensor that requires grad records the ops
+applied to it in a graph of backward nodes (``grad_fn``), which
+``backward()`` and ``npgrad.autograd.grad`` differentiate.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> y = (x * x).sum()
+>>> y
+tensor(5., grad_fn=<SumBackward0>)
+>>> y.backward()
+>>> x.grad
+tensor([2., 4.])
+""",
+)
+__test__["Tensor"] = _C.Tensor.__doc__ or ""
+
+# ------------------------------------------------------------- storage, shape
+
+add_docstr_all(
+    "numpy",
+    """The tensor's data as a NumPy array sharing its memory. Raises RuntimeError
+for a tensor that requires grad (use ``t.detach().numpy()``) unless
+``force=True``.
+
+>>> import npgrad as torch
+>>> t = torch.zeros(3)
+>>> a = t.numpy()
+>>> a[0] = 5.0
+>>> t
+tensor([5., 0., 0.])
+""",
+)
+
+add_docstr_all(
+    "dtype",
+    """The element type: ``npgrad.float32`` (the default), ``float64``, ``int64``
+or ``bool``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0]).dtype
+torch.float32
+>>> torch.tensor([1, 2]).dtype
+torch.int64
+""",
+)
+
+add_docstr_all(
+    "dim",
+    """The number of dimensions.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3).dim()
+2
+""",
+)
+
+add_docstr_all(
+    "ndim",
+    """The number of dimensions, as ``dim()``.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3).ndim
+2
+""",
+)
+
+add_docstr_all(
+    "numel",
+    """The number of elements.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3).numel()
+6
+""",
+)
+
+add_docstr_all(
+    "nelement",
+    """Alias of ``numel()``.
+
+>>> import npgrad as torch
+>>> torch.zeros(4).nelement()
+4
+""",
+)
+
+add_docstr_all(
+    "element_size",
+    """The size of one element in bytes.
+
+>>> import npgrad as torch
+>>> torch.zeros(1, dtype=torch.float64).element_size()
+8
+""",
+)
+
+add_docstr_all(
+    "is_floating_point",
+    """Whether the dtype is ``float32`` or ``float64`` (only those can require grad).
+
+>>> import npgrad as torch
+>>> torch.tensor([1, 2]).is_floating_point()
+False
+""",
+)
+
+add_docstr_all(
+    "is_contiguous",
+    """Whether the elements are laid out in row-major order without gaps.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(2, 3)
+>>> x.is_contiguous(), x.t().is_contiguous()
+(True, False)
+""",
+)
+
+add_docstr_all(
+    "stride",
+    """The step, in elements, between neighbours along each dimension (or along
+``dim``).
+
+>>> import npgrad as torch
+>>> x = torch.zeros(2, 3)
+>>> x.stride()
+(3, 1)
+>>> x.t().stride(0)
+1
+""",
+)
+
+add_docstr_all(
+    "item",
+    """The value of a one-element tensor as a Python number.
+
+>>> import npgrad as torch
+>>> torch.tensor([2.5]).item()
+2.5
+""",
+)
+
+add_docstr_all(
+    "__len__",
+    """len(t): the size of the first dimension (TypeError for a 0-d tensor).
+
+>>> import npgrad as torch
+>>> len(torch.zeros(4, 2))
+4
+""",
+)
+
+add_docstr_all(
+    "data_ptr",
+    """The address of the first element. Views share their base's memory, so
+aliasing shows in the addresses.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(4)
+>>> x[1:].data_ptr() - x.data_ptr() == x.element_size()
+True
+""",
+)
+
+add_docstr_all(
+    "_version",
+    """The version counter: incremented by every in-place write to the tensor's
+storage (shared with its views). Saved tensors compare it at backward.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(2)
+>>> x._version
+0
+>>> x.add_(1)._version
+1
+""",
+)
+
+add_docstr_all(
+    "_base",
+    """For a view, the tensor whose memory it shares; ``None`` otherwise.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(2, 2)
+>>> x[0]._base is x, x._base
+(True, None)
+""",
+)
+
+add_docstr_all(
+    "size",
+    """The shape as an ``npgrad.Size`` (a tuple), or the size of dimension ``dim``.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(2, 3)
+>>> x.size()
+torch.Size([2, 3])
+>>> x.size(-1)
+3
+""",
+)
+
+add_docstr_all(
+    "shape",
+    """The shape as an ``npgrad.Size``; same as ``size()``.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3).shape
+torch.Size([2, 3])
+""",
+)
+
+add_docstr_all(
+    "device",
+    """Always ``device(type='cpu')``: npgrad tensors live in host memory.
+
+>>> import npgrad as torch
+>>> torch.zeros(1).device
+device(type='cpu')
+""",
+)
+
+add_docstr_all(
+    "is_cuda",
+    """Always ``False``.
+
+>>> import npgrad as torch
+>>> torch.zeros(1).is_cuda
+False
+""",
+)
+
+add_docstr_all(
+    "cpu",
+    """The tensor itself (it is already on the CPU).
+
+>>> import npgrad as torch
+>>> x = torch.zeros(1)
+>>> x.cpu() is x
+True
+""",
+)
+
+add_docstr_all(
+    "tolist",
+    """The data as (nested) Python lists of numbers.
+
+>>> import npgrad as torch
+>>> torch.tensor([[1, 2], [3, 4]]).tolist()
+[[1, 2], [3, 4]]
+""",
+)
+
+# ------------------------------------------------------- autograd attributes
+
+add_docstr_all(
+    "requires_grad",
+    """Whether gradients are computed for this tensor. Settable on leaves
+(only floating-point ones can require grad); non-leaves derive it from
+their inputs.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2)
+>>> x.requires_grad
+False
+>>> x.requires_grad = True
+>>> (x * 2).requires_grad
+True
+""",
+)
+
+add_docstr_all(
+    "requires_grad_",
+    """Sets ``requires_grad`` in place and returns the tensor.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).requires_grad_()
+tensor([0., 0.], requires_grad=True)
+""",
+)
+
+add_docstr_all(
+    "grad",
+    """The gradient accumulated by ``backward()``: ``None`` until the first
+backward reaches this leaf (or a non-leaf that called ``retain_grad()``).
+Settable to a tensor of the same shape and dtype, or ``None``. Reading it on
+a non-leaf that does not retain grad warns, as torch does.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> x.grad is None
+True
+>>> (3 * x).sum().backward()
+>>> x.grad
+tensor([3., 3.])
+>>> x.grad = None
+""",
+)
+
+add_docstr_all(
+    "grad_fn",
+    """The backward node (an ``npgrad.autograd.graph.Node``) that produced this
+tensor, or ``None`` for a leaf. ``t.grad_fn is t.grad_fn`` holds.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> y = x.exp()
+>>> y.grad_fn.name()
+'ExpBackward0'
+>>> x.grad_fn is None
+True
+""",
+)
+
+add_docstr_all(
+    "is_leaf",
+    """Whether the tensor is a leaf of the graph: it requires no grad, or it
+requires grad and was created by the user (no ``grad_fn``). Only leaves get
+``.grad`` filled by default.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> x.is_leaf, (x * 2).is_leaf
+(True, False)
+""",
+)
+
+add_docstr_all(
+    "output_nr",
+    """Which output of its ``grad_fn`` this tensor is (0 for a leaf).
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> (x * 2).output_nr
+0
+""",
+)
+
+add_docstr_all(
+    "retains_grad",
+    """Whether this non-leaf will have ``.grad`` filled (``retain_grad()`` was
+called); always ``False`` for leaves.
+
+>>> import npgrad as torch
+>>> y = torch.ones(2, requires_grad=True) * 2
+>>> y.retain_grad()
+>>> y.retains_grad
+True
+""",
+)
+
+add_docstr_all(
+    "retain_grad",
+    """Makes ``backward()`` fill ``.grad`` on this non-leaf tensor too. A no-op on
+leaves; an error on tensors that do not require grad.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> y = x * 2
+>>> y.retain_grad()
+>>> (y * y).sum().backward()
+>>> y.grad
+tensor([4., 4.])
+""",
+)
+
+add_docstr_all(
+    "detach",
+    """A new tensor sharing this one's data (and version counter), cut from the
+graph: no ``grad_fn``, ``requires_grad=False``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> d = (x * 2).detach()
+>>> d.requires_grad, d.grad_fn
+(False, None)
+""",
+)
+
+add_docstr_all(
+    "detach_",
+    """Detaches this tensor from the graph in place (not allowed on views).
+
+>>> import npgrad as torch
+>>> y = torch.ones(2, requires_grad=True) * 2
+>>> y.detach_().requires_grad
+False
+""",
+)
+
+add_docstr_all(
+    "data",
+    """The same data as a tensor with no history and its own version counter,
+so in-place changes through it are invisible to autograd. Assigning a tensor
+replaces this tensor's data.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> x.data.mul_(3)
+tensor([3., 3.])
+>>> x._version
+0
+""",
+)
+
+# ---------------------------------------------------------------- arithmetic
+
+add_docstr_all(
+    "add",
+    """``self + alpha * other``, broadcasting; ``other`` may be a Python number.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).add(torch.tensor([10.0, 20.0]), alpha=2)
+tensor([21., 42.])
+""",
+)
+
+add_docstr_all(
+    "sub",
+    """``self - alpha * other``, broadcasting.
+
+>>> import npgrad as torch
+>>> torch.tensor([5.0, 5.0]).sub(1)
+tensor([4., 4.])
+""",
+)
+
+add_docstr_all(
+    "mul",
+    """Elementwise product, broadcasting.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).mul(3)
+tensor([3., 6.])
+""",
+)
+
+add_docstr_all(
+    "div",
+    """Elementwise true division (integers give floats), broadcasting.
+
+>>> import npgrad as torch
+>>> torch.tensor([1, 2]).div(2)
+tensor([0.5000, 1.0000])
+""",
+)
+
+add_docstr_all(
+    "pow",
+    """``self ** exponent`` elementwise; ``exponent`` is a number or a tensor.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).pow(2)
+tensor([1., 4., 9.])
+""",
+)
+
+add_docstr_all(
+    "matmul",
+    """Matrix product with NumPy's rules for 1-d and batched operands (``@``).
+
+>>> import npgrad as torch
+>>> a = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> a.matmul(torch.tensor([1.0, 1.0]))
+tensor([3., 7.])
+""",
+)
+
+add_docstr_all(
+    "mm",
+    """Product of two 2-d matrices.
+
+>>> import npgrad as torch
+>>> torch.ones(2, 3).mm(torch.ones(3, 1))
+tensor([[3.],
+        [3.]])
+""",
+)
+
+_UNARY = {
+    "neg": ("``-self``", "[1.0, -2.0]", "tensor([-1.,  2.])"),
+    "reciprocal": ("``1 / self``", "[1.0, 4.0]", "tensor([1.0000, 0.2500])"),
+    "exp": ("``e ** self``", "[0.0, 1.0]", "tensor([1.0000, 2.7183])"),
+    "log": ("The natural logarithm", "[1.0, 2.0]", "tensor([0.0000, 0.6931])"),
+    "sin": ("The sine", "[0.0, 1.0]", "tensor([0.0000, 0.8415])"),
+    "cos": ("The cosine", "[0.0, 1.0]", "tensor([1.0000, 0.5403])"),
+    "tanh": ("The hyperbolic tangent", "[0.0, 1.0]", "tensor([0.0000, 0.7616])"),
+    "sigmoid": ("The logistic sigmoid ``1 / (1 + exp(-self))``", "[0.0, 2.0]", "tensor([0.5000, 0.8808])"),
+    "relu": ("``max(self, 0)``", "[-1.0, 2.0]", "tensor([0., 2.])"),
+    "abs": ("The absolute value", "[-1.5, 2.0]", "tensor([1.5000, 2.0000])"),
+    "sqrt": ("The square root", "[4.0, 9.0]", "tensor([2., 3.])"),
+}
+
+_INPLACE_FORM = {n: f" In place: ``{n}_()``." for n in ("sin", "cos", "exp", "relu")}
+
+for _name, (_what, _data, _out) in _UNARY.items():
+    add_docstr_all(
+        _name,
+        f"""{_what}, elementwise.{_INPLACE_FORM.get(_name, "")}
+
+>>> import npgrad as torch
+>>> torch.tensor({_data}).{_name}()
+{_out}
+""",
+    )
+
+add_docstr_all(
+    "clamp",
+    """Limits every element to ``[min, max]`` (either bound may be ``None``). The
+gradient is 1 inside the range and 0 where a bound applied.
+
+>>> import npgrad as torch
+>>> torch.tensor([-2.0, 0.5, 3.0]).clamp(min=0.0, max=1.0)
+tensor([0.0000, 0.5000, 1.0000])
+""",
+)
+
+# ---------------------------------------------------------------- reductions
+
+add_docstr_all(
+    "sum",
+    """The sum of all elements, or over ``dim`` (an int or a tuple of ints).
+Integer and bool tensors sum to int64, as in torch.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> x.sum()
+tensor(10.)
+>>> x.sum(dim=1, keepdim=True)
+tensor([[3.],
+        [7.]])
+""",
+)
+
+add_docstr_all(
+    "mean",
+    """The mean of all elements, or over ``dim``.
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(dim=0)
+tensor([2., 3.])
+""",
+)
+
+add_docstr_all(
+    "max",
+    """The largest element; with ``dim``, a named tuple ``(values, indices)`` over
+that dimension. Ties share the gradient evenly in the full reduction, as in
+torch.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([[1.0, 5.0], [3.0, 4.0]])
+>>> x.max()
+tensor(5.)
+>>> x.max(dim=1).indices
+tensor([1, 1])
+""",
+)
+
+add_docstr_all(
+    "min",
+    """The smallest element; with ``dim``, a named tuple ``(values, indices)``.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([[1.0, 5.0], [3.0, 4.0]])
+>>> x.min(dim=0).values
+tensor([1., 4.])
+""",
+)
+
+add_docstr_all(
+    "softmax",
+    """``exp(x) / exp(x).sum(dim)`` along ``dim``, computed stably.
+
+>>> import npgrad as torch
+>>> torch.tensor([0.0, 1.0]).softmax(dim=0)
+tensor([0.2689, 0.7311])
+""",
+)
+
+add_docstr_all(
+    "log_softmax",
+    """``log(softmax(x, dim))``, computed stably.
+
+>>> import npgrad as torch
+>>> torch.tensor([0.0, 1.0]).log_softmax(dim=0)
+tensor([-1.3133, -0.3133])
+""",
+)
+
+# --------------------------------------------------------------------- views
+
+add_docstr_all(
+    "view",
+    """A view with a new shape (one entry may be -1), sharing memory and the version
+counter. The layout must allow it; see ``reshape`` otherwise.
+
+>>> import npgrad as torch
+>>> x = torch.arange(6)
+>>> v = x.view(2, 3)
+>>> v._base is x
+True
+>>> v.shape
+torch.Size([2, 3])
+""",
+)
+
+add_docstr_all(
+    "view_as",
+    """``self.view(other.shape)``.
+
+>>> import npgrad as torch
+>>> torch.arange(4).view_as(torch.zeros(2, 2)).shape
+torch.Size([2, 2])
+""",
+)
+
+add_docstr_all(
+    "reshape",
+    """A tensor with the new shape: a view when the layout allows, a copy otherwise.
+
+>>> import npgrad as torch
+>>> torch.arange(6).reshape(3, -1).shape
+torch.Size([3, 2])
+""",
+)
+
+add_docstr_all(
+    "expand",
+    """A view repeating size-1 dimensions to ``sizes`` without copying (-1 keeps a
+size; new leading dimensions may be added).
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0], [2.0]]).expand(2, 3)
+tensor([[1., 1., 1.],
+        [2., 2., 2.]])
+""",
+)
+
+add_docstr_all(
+    "expand_as",
+    """``self.expand(other.shape)``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0]).expand_as(torch.zeros(3))
+tensor([1., 1., 1.])
+""",
+)
+
+add_docstr_all(
+    "t",
+    """The transpose of a tensor of at most 2 dimensions, as a view.
+
+>>> import npgrad as torch
+>>> torch.tensor([[1, 2], [3, 4]]).t()
+tensor([[1, 3],
+        [2, 4]])
+""",
+)
+
+add_docstr_all(
+    "transpose",
+    """A view with dimensions ``dim0`` and ``dim1`` swapped.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3, 4).transpose(0, 2).shape
+torch.Size([4, 3, 2])
+""",
+)
+
+add_docstr_all(
+    "permute",
+    """A view with the dimensions reordered.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3, 4).permute(2, 0, 1).shape
+torch.Size([4, 2, 3])
+""",
+)
+
+add_docstr_all(
+    "squeeze",
+    """A view without size-1 dimensions (all of them, or those in ``dim``).
+
+>>> import npgrad as torch
+>>> torch.zeros(1, 2, 1).squeeze().shape
+torch.Size([2])
+>>> torch.zeros(1, 2, 1).squeeze(0).shape
+torch.Size([2, 1])
+""",
+)
+
+add_docstr_all(
+    "unsqueeze",
+    """A view with a size-1 dimension inserted at ``dim``.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).unsqueeze(1).shape
+torch.Size([2, 1])
+""",
+)
+
+add_docstr_all(
+    "__getitem__",
+    """t[index]: basic indexing (ints, slices, ``None``, ``...``) gives a view;
+advanced indexing (integer or bool tensors and lists) gives a copy.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+>>> x[:, 1]
+tensor([2., 4.], grad_fn=<SelectBackward0>)
+>>> x[torch.tensor([1, 0])].grad_fn.name()
+'IndexBackward0'
+""",
+)
+
+add_docstr_all(
+    "__setitem__",
+    """t[index] = value: writes in place through the indexed view (or with
+``index_put_`` for advanced indices); ``value`` is a tensor or a number.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(3)
+>>> x[1:] = 5.0
+>>> x
+tensor([0., 5., 5.])
+""",
+)
+
+# ---------------------------------------------------------------- copies, dtype
+
+add_docstr_all(
+    "clone",
+    """A copy with its own memory, differentiable (``CloneBackward0``).
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> x.clone()
+tensor([1., 1.], grad_fn=<CloneBackward0>)
+""",
+)
+
+add_docstr_all(
+    "contiguous",
+    """The tensor itself if it is contiguous, else a contiguous copy.
+
+>>> import npgrad as torch
+>>> torch.zeros(2, 3).t().contiguous().is_contiguous()
+True
+""",
+)
+
+add_docstr_all(
+    "to",
+    """Converts the dtype (``to(torch.float64)``, ``to(dtype=...)``); a device
+argument is accepted and ignored (everything is on the CPU). Returns the
+tensor itself when nothing changes.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2)
+>>> x.to(torch.float64)
+tensor([1., 1.], dtype=torch.float64)
+>>> x.to("cpu") is x
+True
+""",
+)
+
+for _name, _dtype, _data, _out in (
+    ("float", "float32", "[1, 2]", "tensor([1., 2.])"),
+    ("double", "float64", "[1, 2]", "tensor([1., 2.], dtype=torch.float64)"),
+    ("long", "int64", "[1.5, -2.5]", "tensor([ 1, -2])"),
+    ("bool", "bool", "[0.0, 2.0]", "tensor([False,  True])"),
+):
+    add_docstr_all(
+        _name,
+        f"""``self.to(npgrad.{_dtype})``.
+
+>>> import npgrad as torch
+>>> torch.tensor({_data}).{_name}()
+{_out}
+""",
+    )
+
+# ------------------------------------------------------------------ in place
+
+_INPLACE_NOTE = """In place: bumps the version counter of the storage, is an error on a
+leaf that requires grad (outside ``no_grad``), and rebases the history of a
+non-leaf (and of its base, through a view)."""
+
+for _name, _what, _example, _out in (
+    ("add_", "Adds ``alpha * other``", "x.add_(1, alpha=2)", "tensor([3., 3.])"),
+    ("sub_", "Subtracts ``alpha * other``", "x.sub_(0.5)", "tensor([0.5000, 0.5000])"),
+    ("mul_", "Multiplies by ``other``", "x.mul_(4)", "tensor([4., 4.])"),
+    ("div_", "Divides by ``other``", "x.div_(4)", "tensor([0.2500, 0.2500])"),
+    ("sin_", "Replaces each element by its sine", "x.sin_()", "tensor([0.8415, 0.8415])"),
+    ("cos_", "Replaces each element by its cosine", "x.cos_()", "tensor([0.5403, 0.5403])"),
+    ("exp_", "Replaces each element by its exponential", "x.exp_()", "tensor([2.7183, 2.7183])"),
+    ("relu_", "Replaces negative elements by 0", "x.relu_()", "tensor([1., 1.])"),
+    ("zero_", "Fills with zeros", "x.zero_()", "tensor([0., 0.])"),
+    ("fill_", "Fills with ``value`` (a number or a 0-d tensor)", "x.fill_(7)", "tensor([7., 7.])"),
+    ("copy_", "Copies ``src`` (broadcast to self's shape) into self",
+     "x.copy_(torch.tensor([1.0, 2.0]))", "tensor([1., 2.])"),
+    ("clamp_", "Limits every element to ``[min, max]``", "x.clamp_(max=0.5)",
+     "tensor([0.5000, 0.5000])"),
+):
+    add_docstr_all(
+        _name,
+        f"""{_what}, and returns self. {_INPLACE_NOTE}
+
+>>> import npgrad as torch
+>>> x = torch.ones(2)
+>>> {_example}
+{_out}
+>>> x._version
+1
+""",
+    )

@@ -1,0 +1,858 @@
+"""Docstrings of the native module-level functions and classes, applied at import.
+
+The functions of ``npgrad`` that are bound in C++ (``npgrad.add``,
+``npgrad.sum``, ...), the private ``npgrad._C`` entry points that torch's
+own Python code calls, and the native graph classes (backward nodes,
+``SavedTensor``). As torch does in ``torch/_torch_docs.py``, the texts live
+here and ``_C._add_docstr`` attaches them below each pybind11 signature line.
+``__test__`` holds every text, so ``doctest`` runs their examples.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _C
+from ._C import _add_docstr
+
+__test__: dict[str, str] = {}
+
+
+def add_docstr(obj: Any, docstr: str, name: str | None = None) -> None:
+    """Attaches ``docstr`` to the native object ``obj`` (an error if it is
+    documented twice) and registers the text for doctest."""
+    _add_docstr(obj, docstr)
+    key: str = name or getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    __test__[key] = docstr
+
+
+def add_internal_docstr(owner: Any, attr: str, docstr: str) -> None:
+    """``add_docstr`` for internals outside the API contract (API.md): skipped
+    when ``owner.attr`` is gone or was documented in C++, so reworking an
+    internal entry point never breaks ``import npgrad``."""
+    obj = getattr(owner, attr, None)
+    if obj is None:
+        return
+    try:
+        add_docstr(obj, docstr, name=f"{getattr(owner, '__name__', '')}.{attr}")
+    except RuntimeError:  # already has a docstring
+        pass
+
+
+# ---------------------------------------------------------------- arithmetic
+
+add_docstr(
+    _C.add,
+    """``input + alpha * other``, broadcasting; ``other`` may be a Python number.
+
+>>> import npgrad as torch
+>>> torch.add(torch.tensor([1.0, 2.0]), 10)
+tensor([11., 12.])
+""",
+)
+
+add_docstr(
+    _C.sub,
+    """``input - alpha * other``, broadcasting.
+
+>>> import npgrad as torch
+>>> torch.sub(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]), alpha=2)
+tensor([-1.,  0.])
+""",
+)
+
+add_docstr(
+    _C.mul,
+    """Elementwise product, broadcasting.
+
+>>> import npgrad as torch
+>>> torch.mul(torch.tensor([1.0, 2.0]), torch.tensor([[1.0], [2.0]]))
+tensor([[1., 2.],
+        [2., 4.]])
+""",
+)
+
+add_docstr(
+    _C.div,
+    """Elementwise true division, broadcasting.
+
+>>> import npgrad as torch
+>>> torch.div(torch.tensor([1.0, 3.0]), 2)
+tensor([0.5000, 1.5000])
+""",
+)
+
+add_docstr(
+    _C.pow,
+    """``input ** exponent``; either may be a number (not both).
+
+>>> import npgrad as torch
+>>> torch.pow(torch.tensor([2.0, 3.0]), 2)
+tensor([4., 9.])
+>>> torch.pow(2, torch.tensor([1.0, 3.0]))
+tensor([2., 8.])
+""",
+)
+
+add_docstr(
+    _C.matmul,
+    """Matrix product with NumPy's rules for 1-d and batched operands.
+
+>>> import npgrad as torch
+>>> torch.matmul(torch.ones(2, 3), torch.ones(3)).shape
+torch.Size([2])
+""",
+)
+
+add_docstr(
+    _C.mm,
+    """Product of two 2-d matrices; the backward node is ``MmBackward0``.
+
+>>> import npgrad as torch
+>>> a = torch.ones(2, 3, requires_grad=True)
+>>> torch.mm(a, torch.ones(3, 4)).grad_fn.name()
+'MmBackward0'
+""",
+)
+
+_UNARY = {
+    "neg": ("``-input``", "[1.0, -2.0]", "tensor([-1.,  2.])"),
+    "reciprocal": ("``1 / input``", "[2.0, 4.0]", "tensor([0.5000, 0.2500])"),
+    "exp": ("The exponential", "[0.0, 1.0]", "tensor([1.0000, 2.7183])"),
+    "log": ("The natural logarithm", "[1.0, 2.0]", "tensor([0.0000, 0.6931])"),
+    "sin": ("The sine", "[0.0, 1.0]", "tensor([0.0000, 0.8415])"),
+    "cos": ("The cosine", "[0.0, 1.0]", "tensor([1.0000, 0.5403])"),
+    "tanh": ("The hyperbolic tangent", "[0.0, 1.0]", "tensor([0.0000, 0.7616])"),
+    "sigmoid": ("The logistic sigmoid", "[0.0, 2.0]", "tensor([0.5000, 0.8808])"),
+    "relu": ("``max(input, 0)``", "[-1.0, 2.0]", "tensor([0., 2.])"),
+    "abs": ("The absolute value", "[-1.5, 2.0]", "tensor([1.5000, 2.0000])"),
+    "sqrt": ("The square root", "[4.0, 9.0]", "tensor([2., 3.])"),
+}
+
+for _name, (_what, _data, _out) in _UNARY.items():
+    add_docstr(
+        getattr(_C, _name),
+        f"""{_what}, elementwise; same as ``input.{_name}()``.
+
+>>> import npgrad as torch
+>>> torch.{_name}(torch.tensor({_data}))
+{_out}
+""",
+    )
+
+add_docstr(
+    _C.clamp,
+    """Limits every element to ``[min, max]``; either bound may be ``None``.
+
+>>> import npgrad as torch
+>>> torch.clamp(torch.tensor([-1.0, 0.5, 2.0]), min=0.0)
+tensor([0.0000, 0.5000, 2.0000])
+""",
+)
+
+add_docstr(
+    _C.where,
+    """Elementwise ``input if condition else other``, broadcasting; ``input`` and
+``other`` may be numbers. Gradients flow to the branch that was chosen.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([-1.0, 2.0])
+>>> torch.where(x > 0, x, 0.0)
+tensor([0., 2.])
+""",
+)
+
+# ---------------------------------------------------------------- reductions
+
+add_docstr(
+    _C.sum,
+    """The sum of all elements, or over ``dim`` (an int or a tuple of ints).
+
+>>> import npgrad as torch
+>>> torch.sum(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=(0, 1))
+tensor(10.)
+""",
+)
+
+add_docstr(
+    _C.mean,
+    """The mean of all elements, or over ``dim``.
+
+>>> import npgrad as torch
+>>> torch.mean(torch.tensor([1.0, 2.0, 6.0]))
+tensor(3.)
+""",
+)
+
+add_docstr(
+    _C.max,
+    """The largest element; with ``dim``, a named tuple ``(values, indices)``.
+
+>>> import npgrad as torch
+>>> torch.max(torch.tensor([[1.0, 5.0], [3.0, 4.0]]), dim=0).values
+tensor([3., 5.])
+""",
+)
+
+add_docstr(
+    _C.min,
+    """The smallest element; with ``dim``, a named tuple ``(values, indices)``.
+
+>>> import npgrad as torch
+>>> torch.min(torch.tensor([3.0, 1.0, 2.0]))
+tensor(1.)
+""",
+)
+
+add_docstr(
+    _C.softmax,
+    """``exp(input) / exp(input).sum(dim)``, computed stably.
+
+>>> import npgrad as torch
+>>> torch.softmax(torch.tensor([1.0, 1.0]), dim=0)
+tensor([0.5000, 0.5000])
+""",
+)
+
+add_docstr(
+    _C.log_softmax,
+    """``log(softmax(input, dim))``, computed stably.
+
+>>> import npgrad as torch
+>>> torch.log_softmax(torch.tensor([1.0, 1.0]), dim=0)
+tensor([-0.6931, -0.6931])
+""",
+)
+
+# ------------------------------------------------------------ views, copies
+
+add_docstr(
+    _C.reshape,
+    """``input.reshape(shape)``: a view when the layout allows, else a copy.
+
+>>> import npgrad as torch
+>>> torch.reshape(torch.arange(6), (2, 3)).shape
+torch.Size([2, 3])
+""",
+)
+
+add_docstr(
+    _C.t,
+    """The transpose of a tensor of at most 2 dimensions, as a view.
+
+>>> import npgrad as torch
+>>> torch.t(torch.zeros(2, 3)).shape
+torch.Size([3, 2])
+""",
+)
+
+add_docstr(
+    _C.transpose,
+    """A view with dimensions ``dim0`` and ``dim1`` swapped.
+
+>>> import npgrad as torch
+>>> torch.transpose(torch.zeros(2, 3), 0, 1).shape
+torch.Size([3, 2])
+""",
+)
+
+add_docstr(
+    _C.permute,
+    """A view with the dimensions reordered as ``dims``.
+
+>>> import npgrad as torch
+>>> torch.permute(torch.zeros(2, 3, 4), (1, 2, 0)).shape
+torch.Size([3, 4, 2])
+""",
+)
+
+add_docstr(
+    _C.squeeze,
+    """A view without size-1 dimensions (all, or those in ``dim``).
+
+>>> import npgrad as torch
+>>> torch.squeeze(torch.zeros(1, 3, 1)).shape
+torch.Size([3])
+""",
+)
+
+add_docstr(
+    _C.unsqueeze,
+    """A view with a size-1 dimension inserted at ``dim``.
+
+>>> import npgrad as torch
+>>> torch.unsqueeze(torch.zeros(3), 0).shape
+torch.Size([1, 3])
+""",
+)
+
+add_docstr(
+    _C.clone,
+    """A differentiable copy with its own memory.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(2)
+>>> torch.clone(x).data_ptr() != x.data_ptr()
+True
+""",
+)
+
+add_docstr(
+    _C.cat,
+    """Concatenates a sequence of tensors along an existing dimension.
+
+>>> import npgrad as torch
+>>> torch.cat([torch.zeros(2), torch.ones(1)])
+tensor([0., 0., 1.])
+""",
+)
+
+add_docstr(
+    _C.stack,
+    """Joins same-shaped tensors along a new dimension ``dim``.
+
+>>> import npgrad as torch
+>>> torch.stack([torch.zeros(2), torch.ones(2)]).shape
+torch.Size([2, 2])
+""",
+)
+
+# ------------------------------------------------------------------- modes
+
+add_docstr(
+    _C.is_grad_enabled,
+    """Whether ops record a graph on this thread (see ``no_grad``, ``enable_grad``,
+``set_grad_enabled``).
+
+>>> import npgrad as torch
+>>> torch.is_grad_enabled()
+True
+>>> with torch.no_grad():
+...     torch.is_grad_enabled()
+False
+""",
+)
+
+add_internal_docstr(
+    _C, "_set_grad_enabled",
+    """Sets this thread's grad mode; the managers in ``npgrad.autograd.grad_mode``
+call it.
+
+>>> import npgrad as torch
+>>> torch._C._set_grad_enabled(False)
+>>> torch.is_grad_enabled()
+False
+>>> torch._C._set_grad_enabled(True)
+""",
+)
+
+add_docstr(
+    _C.is_anomaly_enabled,
+    """Whether anomaly detection is on (process-wide, as in torch).
+
+>>> import npgrad as torch
+>>> torch.is_anomaly_enabled()
+False
+""",
+)
+
+add_docstr(
+    _C.is_anomaly_check_nan_enabled,
+    """Whether anomaly mode also raises when a backward node returns NaN.
+
+>>> import npgrad as torch
+>>> with torch.autograd.set_detect_anomaly(True, check_nan=False):
+...     torch.is_anomaly_check_nan_enabled()
+False
+""",
+)
+
+add_docstr(
+    _C.set_anomaly_enabled,
+    """Turns anomaly detection on or off; prefer ``npgrad.autograd.detect_anomaly``
+and ``set_detect_anomaly``, which restore the previous state.
+
+>>> import npgrad as torch
+>>> torch.set_anomaly_enabled(True)
+>>> torch.is_anomaly_enabled()
+True
+>>> torch.set_anomaly_enabled(False)
+""",
+)
+
+add_docstr(
+    _C.dtype,
+    """The type of the elements of a tensor: ``npgrad.float32``, ``float64``,
+``int64`` or ``bool``. Prints as torch's (``torch.float32``).
+
+>>> import npgrad as torch
+>>> torch.float64, torch.float64.is_floating_point, torch.float64.itemsize
+(torch.float64, True, 8)
+""",
+    name="dtype",
+)
+add_docstr(
+    _C.dtype.is_floating_point,
+    """Whether tensors of this dtype are floating point.
+
+>>> import npgrad as torch
+>>> torch.int64.is_floating_point
+False
+""",
+    name="dtype.is_floating_point",
+)
+add_docstr(
+    _C.dtype.itemsize,
+    """The size of one element in bytes.
+
+>>> import npgrad as torch
+>>> torch.float32.itemsize
+4
+""",
+    name="dtype.itemsize",
+)
+
+# ------------------------------------- private entry points torch's code calls
+
+add_docstr(
+    _C._current_graph_task_id,
+    """The id of the backward pass running on this thread, or -1 outside backward.
+
+>>> import npgrad as torch
+>>> torch._C._current_graph_task_id()
+-1
+>>> x = torch.ones(1, requires_grad=True)
+>>> _ = x.register_hook(lambda g: print(torch._C._current_graph_task_id() >= 0))
+>>> (x * 2).sum().backward()
+True
+""",
+)
+
+add_docstr(
+    _C._current_autograd_node,
+    """The node being executed by the backward pass on this thread, or ``None``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> y = x.exp()
+>>> _ = y.grad_fn.register_prehook(lambda g: print(torch._C._current_autograd_node().name()))
+>>> y.sum().backward()
+ExpBackward0
+""",
+)
+
+add_docstr(
+    _C._will_engine_execute_node,
+    """Inside a backward pass: whether ``node`` (a ``grad_fn`` or a
+``GradientEdge``'s node) will still run in it. RuntimeError for an object
+that is not a node.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> a, b = x * 2, x * 3
+>>> def check(grad):
+...     print(torch._C._will_engine_execute_node(a.grad_fn),
+...           torch._C._will_engine_execute_node(b.grad_fn))
+>>> _ = a.register_hook(check)
+>>> a.sum().backward()
+True False
+""",
+)
+
+add_internal_docstr(
+    _C, "_will_engine_reach_node",
+    """Inside a backward pass: whether ``node`` is part of the graph being run
+(also when it already ran). Only valid inside backward.
+""",
+)
+
+add_docstr(
+    _C._increment_version,
+    """Bumps the version counter of each tensor in ``tensors``; see
+``npgrad.autograd.graph.increment_version``.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(1)
+>>> torch._C._increment_version([x])
+>>> x._version
+1
+""",
+)
+
+add_internal_docstr(
+    _C, "_run_backward",
+    """The engine entry point behind ``npgrad.autograd.backward`` and ``grad``
+(torch's ``Variable._execution_engine.run_backward``): runs the graph from
+``tensors`` seeded with ``grad_tensors``. With ``accumulate_grad`` the
+gradients go into ``.grad`` (pruned to ``inputs`` if given); otherwise the
+gradients of ``inputs`` are returned. ``edge_type`` is the ``GradientEdge``
+class, so inputs and outputs may be gradient edges.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+>>> y = (x * x).sum()
+>>> torch._C._run_backward((y,), (torch.tensor(1.0),), False, False, (x,), False, False)
+(tensor([2., 4.]),)
+""",
+)
+
+add_internal_docstr(
+    _C, "_queue_callback",
+    """Runs ``callback()`` when the current backward pass finishes (call it from
+inside backward: a hook or a custom ``Function``'s backward). Reached as
+``Variable._execution_engine.queue_callback``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> _ = x.register_hook(lambda g: torch._C._queue_callback(lambda: print("done")))
+>>> (x * 2).sum().backward()
+done
+""",
+)
+
+add_internal_docstr(
+    _C,
+    "_MultiGradState",
+    """The native per-graph-task counting behind ``register_multi_grad_hook``: each
+tensor's hook reports its gradient with ``_on_grad(index, grad)``, and the
+state calls ``fn`` as ``mode`` (``"all"`` or ``"any"``) prescribes. Use
+``register_multi_grad_hook``.""",
+)
+
+add_internal_docstr(
+    _C, "_set_inplace_observer",
+    """Installs ``fn(tensor)``, called right before any in-place op writes to a
+tensor (``None`` removes it). ``allow_mutation_on_saved_tensors`` uses it to
+clone saved tensors before they change.
+
+>>> import npgrad as torch
+>>> torch._C._set_inplace_observer(lambda t: print("writing", t))
+>>> _ = torch.zeros(1).add_(1)
+writing tensor([0.])
+>>> torch._C._set_inplace_observer(None)
+""",
+)
+
+add_internal_docstr(
+    _C, "_live_node_count",
+    """How many backward nodes exist now; tests use it to check that graphs are
+freed.
+
+>>> import npgrad as torch
+>>> before = torch._C._live_node_count()
+>>> y = torch.ones(1, requires_grad=True) * 2
+>>> torch._C._live_node_count() > before
+True
+""",
+)
+
+# --------------------------------------------- _C._autograd: saved tensors
+
+_A = _C._autograd
+
+add_docstr(
+    _A._push_saved_tensors_default_hooks,
+    """Pushes a pair of default saved-tensor hooks for this thread; the innermost
+pair wins. ``npgrad.autograd.graph.saved_tensors_hooks`` pushes and pops.
+
+>>> import npgrad as torch
+>>> torch._C._autograd._push_saved_tensors_default_hooks(lambda t: print("pack") or t, lambda t: t)
+>>> y = torch.ones(1, requires_grad=True).exp()
+pack
+>>> torch._C._autograd._pop_saved_tensors_default_hooks()
+""",
+)
+
+add_docstr(
+    _A._pop_saved_tensors_default_hooks,
+    """Pops the innermost pair pushed by ``_push_saved_tensors_default_hooks``.
+""",
+)
+
+add_docstr(
+    _A._saved_tensors_hooks_disable,
+    """Disables saved-tensor hooks on this thread: registering them raises
+``RuntimeError(error_message)``. Used by ``disable_saved_tensors_hooks``.
+""",
+)
+
+add_docstr(
+    _A._saved_tensors_hooks_enable,
+    """Enables saved-tensor hooks again (clears the disabled error message).
+""",
+)
+
+add_docstr(
+    _A._saved_tensors_hooks_get_disabled_error_message,
+    """The message saved-tensor hooks are disabled with, or ``None`` when enabled.
+
+>>> import npgrad as torch
+>>> with torch.autograd.graph.disable_saved_tensors_hooks("no hooks here"):
+...     torch._C._autograd._saved_tensors_hooks_get_disabled_error_message()
+'no hooks here'
+""",
+)
+
+add_docstr(
+    _A._saved_tensors_hooks_is_enabled,
+    """Whether saved-tensor hooks may be used on this thread.
+
+>>> import npgrad as torch
+>>> torch._C._autograd._saved_tensors_hooks_is_enabled()
+True
+""",
+)
+
+add_docstr(
+    _A.SavedTensor,
+    """A tensor saved by a backward node, as ``node._raw_saved_<name>``: lets a
+hook pair be registered for this one saved tensor. Not constructible from
+Python.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> y = x.exp()
+>>> type(y.grad_fn._raw_saved_result).__name__
+'SavedTensor'
+""",
+    name="SavedTensor",
+)
+
+add_docstr(
+    _A.SavedTensor.register_hooks,
+    """Packs the saved tensor now with ``pack_hook(tensor)`` and unpacks it with
+``unpack_hook(packed)`` whenever it is needed. Once per saved tensor.
+
+>>> import npgrad as torch
+>>> x = torch.ones(2, requires_grad=True)
+>>> y = x.pow(2)
+>>> y.grad_fn._raw_saved_self.register_hooks(lambda t: t.numpy(force=True).copy(),
+...                                          lambda a: torch.from_numpy(a))
+>>> y.sum().backward()
+>>> x.grad
+tensor([2., 2.])
+""",
+    name="SavedTensor.register_hooks",
+)
+
+add_docstr(
+    _A._InputMetadata,
+    """Shape, dtype and device of one gradient a node expects
+(``node._input_metadata[i]``); incoming gradients are checked against it.
+
+>>> import npgrad as torch
+>>> y = torch.ones(2, 3, requires_grad=True).exp()
+>>> y.grad_fn._input_metadata[0].shape
+torch.Size([2, 3])
+""",
+    name="_InputMetadata",
+)
+
+# ------------------------------------------------------- _C._functions: nodes
+
+_F = _C._functions
+_Node = _F._NodeBase
+
+add_docstr(
+    _Node,
+    """The native base of every backward node class (``MulBackward0``,
+``AccumulateGrad``, ...). Each is a subclass of
+``npgrad.autograd.graph.Node``; see there for the API.
+
+>>> import npgrad as torch
+>>> y = torch.ones(1, requires_grad=True) * 2
+>>> isinstance(y.grad_fn, torch._C._functions._NodeBase)
+True
+""",
+    name="_NodeBase",
+)
+
+add_docstr(
+    _Node.name,
+    """The node's name, torch's (``MulBackward0``).
+
+>>> import npgrad as torch
+>>> (torch.ones(1, requires_grad=True) * 2).grad_fn.name()
+'MulBackward0'
+""",
+    name="_NodeBase.name",
+)
+
+add_docstr(
+    _Node.next_functions,
+    """One ``(node, input_nr)`` pair per input of the forward op, in order;
+``(None, 0)`` for an input that needs no gradient.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> (x * 2).grad_fn.next_functions
+((<AccumulateGrad object at 0x...>, 0), (None, 0))
+""",
+    name="_NodeBase.next_functions",
+)
+
+add_docstr(
+    _Node.metadata,
+    """A dict kept on the native node: the same dict on every access, alive as
+long as the node.
+
+>>> import npgrad as torch
+>>> y = torch.ones(1, requires_grad=True) * 2
+>>> y.grad_fn.metadata["tag"] = 1
+>>> y.grad_fn.metadata
+{'tag': 1}
+""",
+    name="_NodeBase.metadata",
+)
+
+add_internal_docstr(
+    _Node, "_input_metadata",
+    """One ``_InputMetadata`` (shape, dtype, device) per gradient the node
+receives.
+""",
+)
+
+add_internal_docstr(
+    _Node, "_sequence_nr",
+    """The creation order of the node on its thread; among ready nodes the engine
+runs the highest first.
+""",
+)
+
+add_internal_docstr(
+    _Node, "_set_sequence_nr",
+    """Overrides the sequence number (torch exposes the same setter for tests).
+""",
+)
+
+add_internal_docstr(
+    _Node, "_topological_nr",
+    """The length of the longest path from this node to a leaf (0 for
+``AccumulateGrad``); the engine uses it to prune.
+""",
+)
+
+add_docstr(
+    _Node.register_hook,
+    """Registers ``fn(grad_inputs, grad_outputs) -> tuple | None`` to run after the
+node; a returned tuple replaces ``grad_inputs``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> y = x * 2
+>>> h = y.grad_fn.register_hook(lambda gi, go: print(gi, go))
+>>> y.sum().backward()
+(tensor([2.]), None) (tensor([1.]),)
+>>> h.remove()
+""",
+    name="_NodeBase.register_hook",
+)
+
+add_docstr(
+    _Node.register_prehook,
+    """Registers ``fn(grad_outputs) -> tuple | None`` to run before the node; a
+returned tuple replaces ``grad_outputs``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> y = x * 2
+>>> h = y.grad_fn.register_prehook(lambda go: (go[0] * 10,))
+>>> y.sum().backward()
+>>> x.grad
+tensor([20.])
+""",
+    name="_NodeBase.register_prehook",
+)
+
+add_docstr(
+    _Node._register_hook_dict,
+    """Installs ``tensor._backward_hooks`` (its ``register_hook`` dict) as a tensor
+pre-hook of this node, for the output ``tensor.output_nr``.
+``Tensor.register_hook`` calls it on the first hook of a non-leaf.
+""",
+    name="_NodeBase._register_hook_dict",
+)
+
+add_docstr(
+    _F.AccumulateGrad,
+    """The node that writes the gradient of a leaf into ``leaf.grad``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, requires_grad=True)
+>>> acc = (x * 2).grad_fn.next_functions[0][0]
+>>> acc.name(), acc.variable is x
+('torch::autograd::AccumulateGrad', True)
+""",
+    name="AccumulateGrad",
+)
+
+add_docstr(
+    _F.AccumulateGrad.variable,
+    """The leaf tensor whose ``.grad`` this node writes.""",
+    name="AccumulateGrad.variable",
+)
+
+add_docstr(
+    _F.Error,
+    """A node that raises its message when run: what differentiating the output
+of a ``once_differentiable`` backward reaches.""",
+    name="Error",
+)
+
+for _cls_name in dir(_F):
+    _cls = getattr(_F, _cls_name)
+    if isinstance(_cls, type) and issubclass(_cls, _Node) and not _cls.__doc__:
+        add_docstr(
+            _cls,
+            f"""The backward node torch calls ``{_cls_name}``; its saved values are
+the ``_saved_*`` attributes, and its API is ``npgrad.autograd.graph.Node``'s.""",
+            name=_cls_name,
+        )
+
+add_internal_docstr(
+    _F, "_function_apply",
+    """Runs a custom ``Function``'s forward and records its backward node; what
+``Function.apply`` calls.""",
+)
+
+add_internal_docstr(
+    _F, "_delayed_error",
+    """Returns ``outputs`` attached to an ``Error`` node carrying ``message``; used
+by ``once_differentiable``.""",
+)
+
+add_internal_docstr(
+    _C, "_FunctionBase",
+    """The native part of a custom ``Function``'s ctx (``BackwardCFunction``):
+it holds the backward node and the saved tensors.""",
+)
+
+add_internal_docstr(
+    _C._FunctionBase, "name",
+    """The backward node's name (``<Function name>Backward``), or ``None`` when the
+call recorded no node.""",
+)
+
+add_internal_docstr(
+    _C._FunctionBase, "saved_tensors",
+    """The tensors passed to ``ctx.save_for_backward``, unpacked (with
+version checks and saved-tensor hooks).
+
+>>> import npgrad as torch
+>>> class Square(torch.autograd.Function):
+...     @staticmethod
+...     def forward(ctx, x):
+...         ctx.save_for_backward(x)
+...         return x * x
+...     @staticmethod
+...     def backward(ctx, g):
+...         (x,) = ctx.saved_tensors
+...         return 2 * x * g
+>>> x = torch.tensor([3.0], requires_grad=True)
+>>> Square.apply(x).backward()
+>>> x.grad
+tensor([6.])
+""",
+)
+
+del _name, _what, _data, _out, _cls_name, _cls
