@@ -109,3 +109,12 @@ def test_accumulate_grad_sequence_number_is_uint64_max(ng):
 def test_node_is_abstract(ng):
     with pytest.raises(TypeError):
         ng.autograd.graph.Node()
+
+
+def test_dir_lists_raw_saved_names_for_saved_tensors(ng):
+    x = ng.ones(2, requires_grad=True)
+    names = dir((x * x).grad_fn)
+    for n in ("_saved_self", "_saved_other", "_raw_saved_self", "_raw_saved_other"):
+        assert n in names
+    names = dir(x.sum().grad_fn)
+    assert not [n for n in names if n.startswith("_raw_saved")]

@@ -541,3 +541,12 @@ def test_from_np_helper_round_trip(ng):
     t = from_np(ng, arr, requires_grad=True)
     assert t.requires_grad and t.is_leaf
     np.testing.assert_array_equal(to_np(t), arr)
+
+
+def test_format_of_zero_dim_tensor_is_its_number(ng):
+    x = ng.tensor(1.5, dtype=ng.float64)
+    assert f"{x}" == "1.5"
+    assert f"{x:.2f}" == "1.50"
+    assert f"{ng.ones(2)}" == str(ng.ones(2))
+    with pytest.raises(TypeError):
+        f"{ng.ones(2):.2f}"

@@ -55,12 +55,14 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   SavedLookup(std::string want, std::shared_ptr<Node> node, bool raw = false)
       : want_(std::move(want)), node_(std::move(node)), raw_(raw) {}
   void tensor(const char* name, SavedVariable& v) override {
+    tensor_names.emplace_back(name);
     if (hit(name)) {
       result = raw_ ? py::cast(SavedTensorRef{node_, &v})
                     : py::cast(v.unpack(node_));
     }
   }
   void tensor_list(const char* name, std::vector<SavedVariable>& v) override {
+    tensor_names.emplace_back(name);
     if (hit(name)) {
       py::tuple t(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
@@ -101,6 +103,7 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   bool found = false;
   py::object result;
   std::vector<std::string> names;
+  std::vector<std::string> tensor_names;  // also listed as _raw_saved_*
 
  private:
   bool hit(const char* name) {
@@ -274,6 +277,9 @@ void bind_nodes(py::module_& m) {
                              .attr("__dir__")(self);
         for (const auto& n : lookup.names) {
           names.append(py::str(n));
+        }
+        for (const auto& n : lookup.tensor_names) {
+          names.append(py::str("_raw" + n));  // _saved_x -> _raw_saved_x
         }
         return names;
       });

@@ -429,3 +429,13 @@ __all__ = [
     "softmax", "sqrt", "squeeze", "stack", "sub", "sum", "t", "tanh", "tensor", "transpose",
     "unsqueeze", "where", "zeros", "zeros_like",
 ]
+
+
+def _format(self: Tensor, format_spec: str) -> str:
+    # As torch: a 0-dim tensor formats as its Python number (f"{loss:.3f}").
+    if self.dim() == 0 and type(self) is Tensor:
+        return self.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+
+Tensor.__format__ = _format  # type: ignore[method-assign]

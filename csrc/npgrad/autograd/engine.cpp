@@ -8,6 +8,7 @@
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/thread_local_state.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
@@ -19,6 +20,8 @@ namespace {
 thread_local GraphTask* tl_current_task = nullptr;
 thread_local Node* tl_current_node = nullptr;
 thread_local int tl_reentrant_depth = -1;
+// Backward passes nested on this thread (Note [Reentrant backward depth]).
+thread_local int tl_thread_depth = 0;
 std::atomic<int64_t> next_graph_task_id{0};
 
 struct NodeTask {
@@ -343,6 +346,18 @@ void validate_outputs(
   }
 }
 
+// Note [Reentrant backward depth]
+// A backward called from inside a backward (a hook, a custom Function's
+// backward) runs nested on the same thread, as in torch, until
+// kMaxReentrantDepth passes are nested there; the next one runs on a new
+// thread (with the caller's grad mode, saved-tensor hooks and in-place
+// observer) while the caller waits without the GIL. Each thread brings a fresh
+// C stack and a fresh Python recursion depth, so reentrant recursion thousands
+// of levels deep neither overflows the stack nor hits Python's recursion
+// limit (torch's MAX_DEPTH and add_thread_pool_task). A graph task's
+// reentrant_depth counts the nesting across threads.
+constexpr int kMaxReentrantDepth = 60;
+
 variable_list Engine::execute(
     const edge_list& roots,
     variable_list grads,
@@ -350,6 +365,27 @@ variable_list Engine::execute(
     bool create_graph,
     bool accumulate_grad,
     const edge_list& outputs) {
+  if (tl_current_task != nullptr && tl_thread_depth >= kMaxReentrantDepth) {
+    variable_list result;
+    ThreadLocalState state;
+    int depth = tl_reentrant_depth;
+    kernels::run_on_new_thread([&] {
+      ThreadLocalState::Guard guard(std::move(state));
+      tl_reentrant_depth = depth;
+      result = execute(
+          roots,
+          std::move(grads),
+          keep_graph,
+          create_graph,
+          accumulate_grad,
+          outputs);
+    });
+    return result;
+  }
+  ++tl_thread_depth;
+  struct ThreadDepthGuard {
+    ~ThreadDepthGuard() { --tl_thread_depth; }
+  } thread_depth_guard;
   validate_outputs(roots, grads, "");
   auto task = std::make_shared<GraphTask>(
       keep_graph, create_graph, tl_reentrant_depth + 1, next_graph_task_id++);

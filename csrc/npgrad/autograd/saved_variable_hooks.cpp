@@ -47,4 +47,13 @@ std::optional<std::string> SavedTensorDefaultHooks::disabled_error_message() {
   return disabled_message;
 }
 
+SavedTensorDefaultHooks::State SavedTensorDefaultHooks::get_state() {
+  return State{stack, disabled_message};
+}
+
+void SavedTensorDefaultHooks::set_state(State state) {
+  stack = std::move(state.stack);
+  disabled_message = std::move(state.disabled_message);
+}
+
 }  // namespace npgrad::autograd

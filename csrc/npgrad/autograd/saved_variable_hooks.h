@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "npgrad/autograd/python_refs.h"
 #include "npgrad/tensor/tensor.h"
@@ -35,6 +36,14 @@ struct SavedTensorDefaultHooks {
   static void disable(const std::string& message);
   static void enable();
   static std::optional<std::string> disabled_error_message();
+
+  /// This thread's stack and disabled message, to carry to another thread.
+  struct State {
+    std::vector<SavedHooksFactory> stack;
+    std::optional<std::string> disabled_message;
+  };
+  static State get_state();
+  static void set_state(State state);
 };
 
 }  // namespace npgrad::autograd

@@ -7,7 +7,10 @@
 
 #include "npgrad/kernels/kernels.h"
 
+#include <algorithm>
+#include <exception>
 #include <string>
+#include <thread>
 
 #include "npgrad/util/error.h"
 
@@ -357,9 +360,17 @@ Tensor from_array(void* ndarray) {
 }
 
 Tensor empty(const Shape& sizes, ScalarType dtype) {
-  std::vector<npy_intp> dims(sizes.begin(), sizes.end());
-  return wrap_array(PyArray_SimpleNew(
-      static_cast<int>(dims.size()), dims.data(), npy_type(dtype)));
+  NPGRAD_CHECK(
+      sizes.size() <= NPY_MAXDIMS,
+      "too many dimensions: ",
+      sizes.size(),
+      " (NumPy allows ",
+      NPY_MAXDIMS,
+      ")");
+  npy_intp dims[NPY_MAXDIMS];
+  std::copy(sizes.begin(), sizes.end(), dims);
+  return wrap_array(
+      PyArray_SimpleNew(static_cast<int>(sizes.size()), dims, npy_type(dtype)));
 }
 
 Tensor empty_strided(
@@ -522,7 +533,32 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   Py_XDECREF(check(PyObject_Vectorcall(np_.copyto, args, 2, np_.kw_casting)));
 }
 
+namespace {
+template <typename T>
+void fill_contiguous(void* data, int64_t n, T value) {
+  std::fill_n(static_cast<T*>(data), n, value);
+}
+}  // namespace
+
 void fill(const Tensor& dst, double value) {
+  // A contiguous destination is written directly: PyArray_FillWithScalar
+  // goes through a Python number and NumPy's casting machinery, which costs
+  // more than the write for the small tensors that scalars make.
+  if (dst.is_contiguous() && PyArray_ISWRITEABLE(arr(dst))) {
+    int64_t n = dst.numel();
+    switch (dst.dtype()) {
+      case ScalarType::Bool:
+        return fill_contiguous<bool>(dst.data_ptr(), n, value != 0);
+      case ScalarType::Int64:
+        return fill_contiguous<int64_t>(
+            dst.data_ptr(), n, static_cast<int64_t>(value));
+      case ScalarType::Float32:
+        return fill_contiguous<float>(
+            dst.data_ptr(), n, static_cast<float>(value));
+      case ScalarType::Float64:
+        return fill_contiguous<double>(dst.data_ptr(), n, value);
+    }
+  }
   Ref v(
       is_floating(dst.dtype())
           ? PyFloat_FromDouble(value)
@@ -670,6 +706,34 @@ void lock_releasing_gil(std::mutex& m) {
     Py_END_ALLOW_THREADS
   } else {
     m.lock();
+  }
+}
+
+void run_on_new_thread(const std::function<void()>& fn) {
+  std::exception_ptr error;
+  bool python = Py_IsInitialized() && PyGILState_Check();
+  auto body = [&] {
+    PyGILState_STATE gil{};
+    if (python) {
+      gil = PyGILState_Ensure();
+    }
+    try {
+      fn();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    if (python) {
+      PyGILState_Release(gil);
+    }
+  };
+  if (python) {
+    Py_BEGIN_ALLOW_THREADS std::thread(body).join();
+    Py_END_ALLOW_THREADS
+  } else {
+    std::thread(body).join();
+  }
+  if (error) {
+    std::rethrow_exception(error);
   }
 }
 

@@ -11,6 +11,7 @@
 // torch's does. The kernels take the GIL themselves when a reference count must
 // change on a thread that does not hold it.
 
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -128,6 +129,11 @@ class IgnoreFpErrors {
 /// inside large ufuncs, so the thread holding m may need the GIL to finish.
 /// See Note [GIL and shared autograd state] in kernels.cpp.
 void lock_releasing_gil(std::mutex& m);
+
+/// Runs fn on a new thread and waits for it without holding the GIL; fn runs
+/// with the GIL (a fresh Python thread state: its own C stack and Python
+/// recursion depth). An exception fn throws is rethrown here.
+void run_on_new_thread(const std::function<void()>& fn);
 
 /// True if any element is NaN.
 bool has_nan(const Tensor& t);

@@ -109,6 +109,10 @@ void set_inplace_observer(InplaceObserver observer) {
   inplace_observer = std::move(observer);
 }
 
+InplaceObserver get_inplace_observer() {
+  return inplace_observer;
+}
+
 void binary_(
     InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {
   bool rg = compute_requires_grad({&self, &other});

@@ -158,5 +158,6 @@ void index_put_(
 /// an empty function removes it.
 using InplaceObserver = std::function<void(const Tensor&)>;
 void set_inplace_observer(InplaceObserver observer);
+InplaceObserver get_inplace_observer();
 
 }  // namespace npgrad::ops

@@ -5,6 +5,10 @@ per-node and per-tensor work (running hooks, packing and unpacking saved
 tensors, intercepting in-place writes) is native; this module holds the
 context managers and the small amount of bookkeeping torch also keeps in
 Python.
+
+PYTEST_DONT_REWRITE: npgrad registers a pytest plugin, so pytest would rewrite
+the asserts of every module of the package; the ``AssertionError`` messages of
+``allow_mutation_on_saved_tensors`` must stay torch's.
 """
 
 from __future__ import annotations
