@@ -9,15 +9,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
-if [ ! -f /usr/include/catch2/catch.hpp ]; then
+# Debian's catch2 (the C++ tests) and graphviz (`dot`, for the rendering tests
+# of npgrad.utils.viz).
+if [ ! -f /usr/include/catch2/catch.hpp ] || ! command -v dot >/dev/null; then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq catch2 >/dev/null
+  $SUDO apt-get install -y -qq catch2 graphviz >/dev/null
 fi
 
 $PY -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=2.13" "numpy>=2.0" cmake ninja pytest hypothesis
+  "scikit-build-core>=0.10" "pybind11>=2.13" "numpy>=2.0" cmake ninja pytest hypothesis \
+  mypy graphviz
 if [ -z "${NPGRAD_NO_TORCH:-}" ]; then
   # Only this exact spec takes the CPU build that is on disk (see README).
   $PY -m pip install -q --disable-pip-version-check torch==2.13.0

@@ -8,6 +8,9 @@
 # interpreter. Leak detection is off: the interpreter keeps its own objects
 # alive until exit by design, which LeakSanitizer reports; npgrad's own leaks
 # are covered by the weakref/gc tests of the pytest suite.
+# Warnings are not errors here: GCC 12 reports false maybe-uninitialized
+# warnings inside libstdc++'s <regex> (used by Catch2) under -fsanitize; the
+# plain build in scripts/test.sh keeps -Werror.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
@@ -15,15 +18,17 @@ BUILD=build/sanitize
 
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNPGRAD_SANITIZE="address;undefined" -DNPGRAD_BUILD_TESTS=ON \
-  -DNPGRAD_WARNINGS_AS_ERRORS=ON -DPython_EXECUTABLE="$(command -v "$PY")" >/dev/null
+  -DNPGRAD_WARNINGS_AS_ERRORS=OFF -DPython_EXECUTABLE="$(command -v "$PY")" >/dev/null
 cmake --build "$BUILD"
 
-LIBASAN=$(${CXX:-c++} -print-file-name=libasan.so)
+# libstdc++ is preloaded too: the interpreter does not link it, and ASan's
+# __cxa_throw interceptor must find it when ASan starts.
+PRELOAD="$(${CXX:-c++} -print-file-name=libasan.so) $(${CXX:-c++} -print-file-name=libstdc++.so)"
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 echo "== Catch2 under ASan+UBSan =="
-LD_PRELOAD="$LIBASAN" "$BUILD/npgrad_core_tests"
+LD_PRELOAD="$PRELOAD" "$BUILD/npgrad_core_tests"
 
 echo "== pytest under ASan+UBSan =="
 # The package from the source tree with the sanitized extension.
@@ -34,6 +39,6 @@ rm -f "$PKG"/npgrad/_C*.so
 cp "$BUILD"/_C*.so "$PKG/npgrad/"
 # torch is not built with ASan: the differential tests are skipped here (they
 # run in the plain suite); every other test runs.
-LD_PRELOAD="$LIBASAN" PYTHONPATH="$PKG" NPGRAD_TESTS_WITHOUT_TORCH=1 \
+LD_PRELOAD="$PRELOAD" PYTHONPATH="$PKG" NPGRAD_TESTS_WITHOUT_TORCH=1 \
   "$PY" -m pytest tests_py -q -p no:cacheprovider -p no:benchmark -W error \
   -x "$@"

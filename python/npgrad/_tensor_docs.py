@@ -551,7 +551,7 @@ for _name, (_what, _data, _out) in _UNARY.items():
 add_docstr_all(
     "clamp",
     """Limits every element to ``[min, max]`` (either bound may be ``None``). The
-gradient is 1 inside the range and 0 where a bound applied.
+gradient is 1 where ``min <= x <= max`` and 0 elsewhere.
 
 >>> import npgrad as torch
 >>> torch.tensor([-2.0, 0.5, 3.0]).clamp(min=0.0, max=1.0)

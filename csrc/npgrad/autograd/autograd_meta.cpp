@@ -131,7 +131,10 @@ std::shared_ptr<Node> grad_accumulator(const Tensor& t) {
   NPGRAD_INTERNAL_ASSERT(
       !m->grad_fn,
       "grad_accumulator() should be only called on leaf Variables");
-  std::lock_guard<std::mutex> lock(m->mutex);
+  // The mutex may be held by a thread inside a NumPy call that dropped the
+  // GIL (Note [GIL and shared autograd state]).
+  kernels::lock_releasing_gil(m->mutex);
+  std::lock_guard<std::mutex> lock(m->mutex, std::adopt_lock);
   if (auto acc = m->grad_accumulator.lock()) {
     return acc;
   }

@@ -349,13 +349,14 @@ void validate_outputs(
 // Note [Reentrant backward depth]
 // A backward called from inside a backward (a hook, a custom Function's
 // backward) runs nested on the same thread, as in torch, until
-// kMaxReentrantDepth passes are nested there; the next one runs on a new
-// thread (with the caller's grad mode, saved-tensor hooks and in-place
-// observer) while the caller waits without the GIL. Each thread brings a fresh
-// C stack and a fresh Python recursion depth, so reentrant recursion thousands
-// of levels deep neither overflows the stack nor hits Python's recursion
-// limit (torch's MAX_DEPTH and add_thread_pool_task). A graph task's
-// reentrant_depth counts the nesting across threads.
+// kMaxReentrantDepth reentrant passes are nested there (61 passes counting the
+// outermost one); the next one runs on a new thread (with the caller's grad
+// mode, saved-tensor hooks and in-place observer) while the caller waits
+// without the GIL. Each thread brings a fresh C stack and a fresh Python
+// recursion depth, so reentrant recursion thousands of levels deep neither
+// overflows the stack nor hits Python's recursion limit (torch's MAX_DEPTH and
+// add_thread_pool_task). A graph task's reentrant_depth counts the nesting
+// across threads.
 constexpr int kMaxReentrantDepth = 60;
 
 variable_list Engine::execute(
@@ -365,7 +366,7 @@ variable_list Engine::execute(
     bool create_graph,
     bool accumulate_grad,
     const edge_list& outputs) {
-  if (tl_current_task != nullptr && tl_thread_depth >= kMaxReentrantDepth) {
+  if (tl_current_task != nullptr && tl_thread_depth > kMaxReentrantDepth) {
     variable_list result;
     ThreadLocalState state;
     int depth = tl_reentrant_depth;

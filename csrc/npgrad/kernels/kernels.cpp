@@ -446,7 +446,10 @@ Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
   if (op == Unary::Sigmoid) {
     // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
     Ref ax(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Abs)], x.p));
-    Ref e(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Neg)], ax.p));
+    // 0-dim inputs give NumPy scalars; out= below needs arrays.
+    Ref neg(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Neg)], ax.p));
+    Ref e(
+        PyArray_FromAny(neg.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
     PyObject* exp_args[2] = {e.p, e.p};
     Py_XDECREF(check(PyObject_Vectorcall(
         np_.unary[static_cast<int>(Unary::Exp)], exp_args, 1, np_.kw_out)));
@@ -456,7 +459,9 @@ Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
     Ref nonneg(PyObject_Vectorcall(
         np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
     PyObject* where_args[3] = {nonneg.p, one.p, e.p};
-    Ref num(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
+    Ref where(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
+    Ref num(PyArray_FromAny(
+        where.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
     PyObject* add_args[3] = {e.p, one.p, e.p};
     Py_XDECREF(
         check(PyObject_Vectorcall(np_.binary[0], add_args, 2, np_.kw_out)));

@@ -504,9 +504,23 @@ Tensor as_strided_backward(
     int64_t offset) {
   Tensor result = kernels::empty_strided(sizes, strides, grad.dtype());
   kernels::fill(result, 0);
+  // A stride-0 (expanded) dimension puts several gradient elements on one
+  // storage element: they are summed first, since an add through an
+  // overlapping view would keep only one of them.
+  Shape region_sizes = view_sizes;
+  std::vector<int64_t> expanded;
+  for (std::size_t d = 0; d < view_sizes.size(); ++d) {
+    if (view_strides[d] == 0 && view_sizes[d] > 1) {
+      expanded.push_back(static_cast<int64_t>(d));
+      region_sizes[d] = 1;
+    }
+  }
+  Tensor g = expanded.empty()
+                 ? grad
+                 : kernels::sum(grad, expanded, /*keepdim=*/true, grad.dtype());
   Tensor region =
-      kernels::view_as_strided(result, view_sizes, view_strides, offset);
-  kernels::binary_out(kernels::Binary::Add, region, grad, region);
+      kernels::view_as_strided(result, region_sizes, view_strides, offset);
+  kernels::binary_out(kernels::Binary::Add, region, g, region);
   if (compute_requires_grad({&grad})) {
     auto node = make_node<AsStridedScatterBackward0>();
     node->set_next_edges(collect_next_edges({&grad}));

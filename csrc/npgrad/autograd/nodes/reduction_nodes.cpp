@@ -53,9 +53,11 @@ void MaxMinBackward1<kIsMax>::compute(
     const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor result = result_.unpack(self_ptr());
-  Tensor mask = to_dtype(compare(Compare::Eq, self, result), g[0].dtype());
-  Tensor count = sum(mask);
-  out[0] = mul(mask, div(g[0], count));
+  Tensor hit = compare(Compare::Eq, self, result);
+  Tensor count = sum(to_dtype(hit, g[0].dtype()));
+  // where(), not mask * (g / count): when no element equals the saved result
+  // (it was modified through hooks) count is 0 and the gradient is 0, not NaN.
+  out[0] = where(hit, div(g[0], count), scalar(0));
 }
 
 template <bool kIsMax>
