@@ -160,3 +160,16 @@ def numerical_grad(
             grad[idx] = (plus - minus) / (2 * eps)
         grads.append(grad)
     return grads
+
+
+def child_env() -> dict[str, str]:
+    """The environment for a child Python process that must import the same npgrad
+    as this one (the installed package in CI, the source tree in development)."""
+    import importlib.util
+
+    env = dict(os.environ)
+    spec = importlib.util.find_spec("npgrad")
+    if spec is not None and spec.origin:
+        root = os.path.dirname(os.path.dirname(spec.origin))
+        env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env

@@ -26,6 +26,8 @@ import time
 import numpy as np
 import pytest
 
+import oracle
+
 from oracle import AGAINST_TORCH, LIB_NAME, to_np
 
 MAX_DEPTH = 60  # torch::autograd::Engine's max_recursion_depth_ (CPU)
@@ -589,9 +591,7 @@ DEEP_SCRIPT = textwrap.dedent(
 def run_deep_script(depths):
     """Run the deep recursion in a child process: a native stack overflow is then a
     failed test instead of a crashed test session."""
-    env = dict(os.environ)
-    python_dir = str(pathlib.Path(__file__).resolve().parent.parent / "python")
-    env["PYTHONPATH"] = python_dir + os.pathsep + env.get("PYTHONPATH", "")
+    env = oracle.child_env()
     script = DEEP_SCRIPT.format(lib=LIB_NAME, depths=list(depths), against_torch=AGAINST_TORCH)
     proc = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env

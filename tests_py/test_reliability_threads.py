@@ -22,6 +22,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
+import oracle
+
 from oracle import AGAINST_TORCH, LIB_NAME, from_np, to_np
 
 N_THREADS = 8
@@ -193,9 +195,7 @@ def test_independent_graphs_on_shared_leaves_sum_every_contribution(ng):
     timeout, so a deadlock (the GIL held while waiting for a lock) fails the test
     instead of hanging the session."""
     reps = 50
-    env = dict(os.environ)
-    python_dir = str(pathlib.Path(__file__).resolve().parent.parent / "python")
-    env["PYTHONPATH"] = python_dir + os.pathsep + env.get("PYTHONPATH", "")
+    env = oracle.child_env()
     script = SHARED_LEAVES_SCRIPT.format(lib=LIB_NAME, n=N_THREADS, reps=reps)
     try:
         proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

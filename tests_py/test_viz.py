@@ -360,7 +360,7 @@ def test_render_without_dot_program(tmp_path, monkeypatch):
 
 def test_draw_graph_example(tmp_path):
     _needs_graphviz()
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = oracle.child_env()
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "draw_graph.py"), "--out-dir", str(tmp_path)],
         capture_output=True, text=True, env=env, timeout=120, check=True)
