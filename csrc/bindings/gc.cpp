@@ -58,17 +58,15 @@ int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
     return r;
   }
   auto* holder = tensor_holder(self);
-  if (holder != nullptr && *holder && holder->use_count() == 1) {
-    return autograd::traverse_tensor_python_refs(**holder, visit, arg);
-  }
-  return 0;
+  return holder != nullptr
+             ? autograd::traverse_if_owned_alone(*holder, visit, arg)
+             : 0;
 }
 
 int tensor_clear(PyObject* self) {
   py::detail::pybind11_clear(self);
-  auto* holder = tensor_holder(self);
-  if (holder != nullptr && *holder && holder->use_count() == 1) {
-    autograd::clear_tensor_python_refs(**holder);
+  if (auto* holder = tensor_holder(self)) {
+    autograd::clear_if_owned_alone(*holder);
   }
   return 0;
 }

@@ -12,12 +12,8 @@ namespace npgrad::autograd {
 
 namespace {
 
-template <typename Hook>
-bool owned_alone(const std::shared_ptr<Hook>& p) {
-  return p && p.use_count() == 1;
-}
-
-bool owned_alone(const std::shared_ptr<Node>& p) {
+template <typename T>
+bool owned_alone(const std::shared_ptr<T>& p) {
   return p && p.use_count() == 1;
 }
 
@@ -48,10 +44,7 @@ int traverse_tensor_python_refs(
       return r;
     }
   }
-  if (owned_alone(meta->grad_fn)) {
-    return traverse_node_python_refs(*meta->grad_fn, visit, arg);
-  }
-  return 0;
+  return traverse_if_owned_alone(meta->grad_fn, visit, arg);
 }
 
 void clear_tensor_python_refs(TensorImpl& impl) {
@@ -72,9 +65,7 @@ void clear_tensor_python_refs(TensorImpl& impl) {
   if (meta->py_state) {
     meta->py_state->clear_python();
   }
-  if (owned_alone(meta->grad_fn)) {
-    clear_node_python_refs(*meta->grad_fn);
-  }
+  clear_if_owned_alone(meta->grad_fn);
 }
 
 int traverse_node_python_refs(Node& node, PyVisitProc visit, void* arg) {
@@ -130,6 +121,28 @@ void clear_node_python_refs(Node& node) {
   }
   node.for_each_saved_variable([](SavedVariable& sv) { sv.clear_python(); });
   node.clear_python();
+}
+
+int traverse_if_owned_alone(
+    const std::shared_ptr<TensorImpl>& impl, PyVisitProc visit, void* arg) {
+  return owned_alone(impl) ? traverse_tensor_python_refs(*impl, visit, arg) : 0;
+}
+
+void clear_if_owned_alone(const std::shared_ptr<TensorImpl>& impl) {
+  if (owned_alone(impl)) {
+    clear_tensor_python_refs(*impl);
+  }
+}
+
+int traverse_if_owned_alone(
+    const std::shared_ptr<Node>& node, PyVisitProc visit, void* arg) {
+  return owned_alone(node) ? traverse_node_python_refs(*node, visit, arg) : 0;
+}
+
+void clear_if_owned_alone(const std::shared_ptr<Node>& node) {
+  if (owned_alone(node)) {
+    clear_node_python_refs(*node);
+  }
 }
 
 }  // namespace npgrad::autograd

@@ -21,6 +21,8 @@
 //
 // The core does not include Python.h; `_object` is CPython's PyObject.
 
+#include <memory>
+
 struct _object;
 
 namespace npgrad::autograd {
@@ -58,5 +60,14 @@ void clear_tensor_python_refs(TensorImpl& impl);
 /// The same for a node with a single strong reference (the caller's).
 int traverse_node_python_refs(Node& node, PyVisitProc visit, void* arg);
 void clear_node_python_refs(Node& node);
+
+/// The same through an owning pointer: only when it is the only owner (else
+/// nothing is reported or dropped).
+int traverse_if_owned_alone(
+    const std::shared_ptr<TensorImpl>& impl, PyVisitProc visit, void* arg);
+void clear_if_owned_alone(const std::shared_ptr<TensorImpl>& impl);
+int traverse_if_owned_alone(
+    const std::shared_ptr<Node>& node, PyVisitProc visit, void* arg);
+void clear_if_owned_alone(const std::shared_ptr<Node>& node);
 
 }  // namespace npgrad::autograd

@@ -164,19 +164,14 @@ int SavedVariable::traverse_python(PyVisitProc visit, void* arg) const {
       return r;
     }
   }
-  if (data_.defined() && data_.impl_ptr().use_count() == 1) {
-    return traverse_tensor_python_refs(*data_.impl(), visit, arg);
-  }
-  return 0;
+  return traverse_if_owned_alone(data_.impl_ptr(), visit, arg);
 }
 
 void SavedVariable::clear_python() {
   if (hooks_) {
     hooks_->clear_python();
   }
-  if (data_.defined() && data_.impl_ptr().use_count() == 1) {
-    clear_tensor_python_refs(*data_.impl());
-  }
+  clear_if_owned_alone(data_.impl_ptr());
 }
 
 void SavedVariable::visit_strong_refs(StrongRefVisitor& v) const {

@@ -52,16 +52,11 @@ void AccumulateGrad::visit_strong_refs(StrongRefVisitor& v) {
 // The leaf's hooks are reported here only when this accumulator is the
 // leaf's only owner (Note [GC visibility]).
 int AccumulateGrad::traverse_python(PyVisitProc visit, void* arg) const {
-  if (variable_.impl_ptr().use_count() == 1) {
-    return traverse_tensor_python_refs(*variable_.impl(), visit, arg);
-  }
-  return 0;
+  return traverse_if_owned_alone(variable_.impl_ptr(), visit, arg);
 }
 
 void AccumulateGrad::clear_python() {
-  if (variable_.impl_ptr().use_count() == 1) {
-    clear_tensor_python_refs(*variable_.impl());
-  }
+  clear_if_owned_alone(variable_.impl_ptr());
 }
 
 variable_list AccumulateGrad::apply(variable_list&& grads) {

@@ -145,13 +145,11 @@ void CopySlices::visit_strong_refs(StrongRefVisitor& v) {
 }
 
 int CopySlices::traverse_python(PyVisitProc visit, void* arg) const {
-  return fn.use_count() == 1 ? traverse_node_python_refs(*fn, visit, arg) : 0;
+  return traverse_if_owned_alone(fn, visit, arg);
 }
 
 void CopySlices::clear_python() {
-  if (fn.use_count() == 1) {
-    clear_node_python_refs(*fn);
-  }
+  clear_if_owned_alone(fn);
 }
 
 }  // namespace npgrad::autograd
