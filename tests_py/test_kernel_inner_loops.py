@@ -1,0 +1,224 @@
+"""The kernels call NumPy's own inner loops directly for contiguous float operands
+(Note [Calling NumPy's inner loops directly] in kernels.cpp). These tests pin what
+that shortcut promises: results bit-for-bit equal to the NumPy ufunc on the same
+data, on the direct path and on the fallback path (strided, broadcast, cast), and
+no floating-point state leaking into the user's own NumPy code."""
+
+from __future__ import annotations
+
+import operator
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import npgrad as ng
+
+SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, 3.0, -7.25, 1e-30, 1e30, np.inf, -np.inf, np.nan]
+
+UNARY = [
+    ("neg", np.negative),
+    ("exp", np.exp),
+    ("log", np.log),
+    ("sin", np.sin),
+    ("cos", np.cos),
+    ("tanh", np.tanh),
+    ("sqrt", np.sqrt),
+    ("abs", np.absolute),
+]
+
+BINARY = [
+    ("add", np.add),
+    ("sub", np.subtract),
+    ("mul", np.multiply),
+    ("div", np.true_divide),
+    ("pow", np.power),
+    ("eq", np.equal),
+    ("ne", np.not_equal),
+    ("lt", np.less),
+    ("le", np.less_equal),
+    ("gt", np.greater),
+    ("ge", np.greater_equal),
+]
+
+
+def call_binary(name, a, b):
+    if name in ("eq", "ne", "lt", "le", "gt", "ge"):
+        return getattr(operator, name)(a, b)
+    return getattr(ng, name)(a, b)
+
+
+def data(dtype, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-4, 4, n).astype(dtype)
+    x[: len(SPECIALS)] = np.array(SPECIALS, dtype=dtype)
+    return x
+
+
+def same_bits(got: np.ndarray, expected: np.ndarray) -> None:
+    assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+    assert got.shape == expected.shape, (got.shape, expected.shape)
+    if got.dtype == np.bool_:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        # Bitwise: NaN payloads and signed zeros included.
+        np.testing.assert_array_equal(got.view(f"u{got.itemsize}"), expected.view(f"u{got.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, ufunc", UNARY, ids=[u[0] for u in UNARY])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "0-dim", "empty", "large"])
+def test_unary_is_numpys_loop_bit_for_bit(name, ufunc, dtype, layout):
+    x = data(dtype, n=3000 if layout == "large" else 40)
+    if layout == "strided":
+        x = x[::3]  # a view: the NumPy fallback path
+    elif layout == "0-dim":
+        x = np.array(x[5])
+    elif layout == "empty":
+        x = x[:0]
+    t = ng.from_numpy(x)
+    with np.errstate(all="ignore"):
+        expected = ufunc(x)
+    same_bits(getattr(ng, name)(t).numpy(), np.asarray(expected))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, ufunc", BINARY, ids=[b[0] for b in BINARY])
+@pytest.mark.parametrize("other", ["tensor", "python_float", "python_int", "0-dim", "broadcast_row"])
+def test_binary_is_numpys_loop_bit_for_bit(name, ufunc, dtype, other):
+    x = data(dtype, seed=1).reshape(8, 5)
+    y = data(dtype, seed=2)[::-1].copy().reshape(8, 5)
+    if other == "tensor":
+        a, b = ng.from_numpy(x), ng.from_numpy(y)
+        rhs = y
+    elif other == "python_float":
+        a, b, rhs = ng.from_numpy(x), 0.3, 0.3  # not exact in float32: rounding matters
+    elif other == "python_int":
+        a, b, rhs = ng.from_numpy(x), 3, 3
+    elif other == "0-dim":
+        z = np.array(y[0, 1])
+        a, b, rhs = ng.from_numpy(x), ng.from_numpy(z), z
+    else:
+        r = y[0].copy()
+        a, b, rhs = ng.from_numpy(x), ng.from_numpy(r), r
+    with np.errstate(all="ignore"):
+        expected = np.asarray(ufunc(x, rhs))
+    same_bits(call_binary(name, a, b).numpy(), expected)
+    # The same with the scalar on the left (weak scalar, reflected operator).
+    if other in ("python_float", "python_int") and name in ("add", "sub", "mul", "div", "pow"):
+        op = {"add": "__radd__", "sub": "__rsub__", "mul": "__rmul__", "div": "__rtruediv__", "pow": "__rpow__"}[name]
+        with np.errstate(all="ignore"):
+            if name == "div":
+                # torch's __rtruediv__ is self.reciprocal() * other: so is npgrad's.
+                expected = np.asarray(np.multiply(np.reciprocal(x), rhs))
+            else:
+                expected = np.asarray(ufunc(rhs, x))
+        same_bits(getattr(a, op)(b).numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clamp_is_numpys_maximum_and_minimum(dtype):
+    x = data(dtype, seed=8)
+    got = ng.clamp(ng.from_numpy(x), min=-0.7, max=2.3).numpy()
+    with np.errstate(all="ignore"):
+        expected = np.minimum(np.maximum(x, -0.7), 2.3)
+    same_bits(got, expected)
+
+
+def test_python_float_beyond_float32_range_rounds_to_inf_like_numpy():
+    x = np.array([1.0, -2.0, 0.0], dtype=np.float32)
+    with np.errstate(all="ignore"):
+        expected = x * np.float32(np.inf)
+        expected_neg = x * np.float32(-np.inf)
+    same_bits((ng.from_numpy(x) * 1e300).numpy(), expected)
+    same_bits((ng.from_numpy(x) * -1e300).numpy(), expected_neg)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_in_place_ops_match_numpy_including_aliasing(dtype):
+    x = data(dtype, seed=3)
+    y = data(dtype, seed=4)
+    t = ng.from_numpy(x.copy())
+    t.mul_(ng.from_numpy(y))  # direct loop, out is the first input
+    with np.errstate(all="ignore"):
+        same_bits(t.numpy(), x * y)
+    t = ng.from_numpy(x.copy())
+    t.add_(t)  # out aliases both inputs exactly
+    same_bits(t.numpy(), x + x)
+    t = ng.from_numpy(x.copy())
+    t.div_(t[3])  # the 0-dim divisor lives inside the output: not the direct loop
+    with np.errstate(all="ignore"):
+        expected = x / x[3].copy()
+    same_bits(t.numpy(), expected)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_mixed_dtypes_take_numpys_path_and_promote_like_torch(dtype):
+    other = np.float64 if dtype == np.float32 else np.float32
+    x, y = data(dtype, seed=5), data(other, seed=6)
+    got = (ng.from_numpy(x) * ng.from_numpy(y)).numpy()
+    assert got.dtype == np.float64
+    np.testing.assert_array_equal(got, x.astype(np.float64) * y.astype(np.float64))
+
+
+def test_floating_point_flags_do_not_reach_the_users_numpy():
+    """0/0 and overflow inside npgrad are silent (as in torch), and afterwards the
+    user's own NumPy code, even under errstate(all='raise'), sees no stale flag."""
+    z = ng.zeros(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        r = z / z  # invalid
+        e = ng.exp(ng.full((8,), 1000.0))  # overflow
+        assert np.isnan(r.numpy()).all() and np.isinf(e.numpy()).all()
+        with np.errstate(all="raise"):
+            a = np.ones(8, dtype=np.float32)
+            np.add(a, a)
+            np.multiply(a, 2.0)
+            np.sin(a)
+        with np.errstate(all="raise"), pytest.raises(FloatingPointError):
+            np.divide(np.zeros(2), np.zeros(2))  # the user's own 0/0 still raises
+
+
+def test_large_loops_run_concurrently_and_correctly():
+    """Long loops drop the GIL (like NumPy's): results stay exact under threads."""
+    x = data(np.float64, n=200_000, seed=7)
+    with np.errstate(all="ignore"):
+        expected = np.sin(x) * 2.0 + x
+    out, errors = [None] * 4, []
+
+    def work(i):
+        try:
+            t = ng.from_numpy(x)
+            for _ in range(5):
+                r = ng.sin(t) * 2.0 + t
+            out[i] = r.numpy()
+        except Exception as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors
+    for r in out:
+        same_bits(r, expected)
+
+
+def test_gradients_through_the_direct_loops_match_finite_differences():
+    x = ng.tensor([0.3, 1.7, 2.2, 0.9], dtype=ng.float64, requires_grad=True)
+
+    def f(v):
+        return (ng.sin(v) * ng.exp(v) / (v + 2.0) - ng.sqrt(v) ** 3 + ng.tanh(v) * ng.log(v)).sum()
+
+    f(x).backward()
+    xs = x.detach().numpy().copy()
+    h = 1e-6
+    fd = []
+    for i in range(len(xs)):
+        p, m = xs.copy(), xs.copy()
+        p[i] += h
+        m[i] -= h
+        fd.append((f(ng.from_numpy(p)).item() - f(ng.from_numpy(m)).item()) / (2 * h))
+    np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
