@@ -36,6 +36,11 @@ struct type_caster<npgrad::Tensor> {
         t.impl_ptr(), return_value_policy::take_ownership, handle());
   }
 };
+// Shapes (SmallVector) convert like std::vector: from any sequence of ints,
+// to a list.
+template <typename T, std::size_t N>
+struct type_caster<npgrad::SmallVector<T, N>>
+    : list_caster<npgrad::SmallVector<T, N>, T> {};
 }  // namespace pybind11::detail
 
 namespace npgrad::bindings {

@@ -168,8 +168,7 @@ variable_list call_function(GraphTask& task, Node& fn, variable_list inputs) {
   bool has_post_hooks = !fn.post_hooks().empty();
   variable_list outputs = has_post_hooks ? fn.apply(variable_list(inputs))
                                          : fn.apply(std::move(inputs));
-  validate_outputs(
-      fn.next_edges(), outputs, "Function " + fn.name() + " returned an ");
+  validate_outputs(fn.next_edges(), outputs, &fn);
   if (has_post_hooks) {
     for (std::size_t i = 0; i < fn.post_hooks().size(); ++i) {
       outputs = (*fn.post_hooks()[i])(outputs, inputs);
@@ -309,11 +308,19 @@ bool will_engine_reach_node(Node* fn) {
   return task->exec_info.empty() || node_should_execute(*task, fn);
 }
 
+namespace {
+// Built only for an error message: a node's name is a string to make.
+std::string producer_prefix(const Node* producer) {
+  return producer == nullptr ? std::string()
+                             : "Function " + producer->name() + " returned an ";
+}
+}  // namespace
+
 void validate_outputs(
-    const edge_list& edges, variable_list& grads, const std::string& prefix) {
+    const edge_list& edges, variable_list& grads, const Node* producer) {
   NPGRAD_CHECK(
       grads.size() == edges.size(),
-      prefix,
+      producer_prefix(producer),
       "invalid number of gradients - expected ",
       edges.size(),
       ", but got ",
@@ -331,7 +338,7 @@ void validate_outputs(
     if (grad.sizes() != meta.shape) {
       NPGRAD_CHECK(
           ops::is_expandable_to(meta.shape, grad.sizes()),
-          prefix,
+          producer_prefix(producer),
           "invalid gradient at index ",
           i,
           " - got ",
@@ -387,7 +394,7 @@ variable_list Engine::execute(
   struct ThreadDepthGuard {
     ~ThreadDepthGuard() { --tl_thread_depth; }
   } thread_depth_guard;
-  validate_outputs(roots, grads, "");
+  validate_outputs(roots, grads, nullptr);
   auto task = std::make_shared<GraphTask>(
       keep_graph, create_graph, tl_reentrant_depth + 1, next_graph_task_id++);
 

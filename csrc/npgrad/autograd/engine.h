@@ -29,8 +29,8 @@ struct Engine {
 
 /// torch's validate_outputs: count, shape (reducing broadcast gradients) and
 /// dtype of grads against the metadata of the nodes they flow into.
-/// `prefix` names the producer ("Function X returned an ") or is empty.
+/// Errors name the producer ("Function X returned an ...") when there is one.
 void validate_outputs(
-    const edge_list& edges, variable_list& grads, const std::string& prefix);
+    const edge_list& edges, variable_list& grads, const Node* producer);
 
 }  // namespace npgrad::autograd

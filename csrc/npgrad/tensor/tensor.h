@@ -12,10 +12,16 @@
 #include <vector>
 
 #include "npgrad/tensor/dtype.h"
+#include "npgrad/util/small_vector.h"
 
 namespace npgrad {
 
-using Shape = std::vector<int64_t>;
+// Note [Per-op allocations]
+// A small op's cost is mostly bookkeeping, and much of that is malloc/free:
+// each op makes an output TensorImpl, a node, edges and metadata, and the
+// backward makes gradient tensors. Geometry lives inline (SmallVector), so a
+// tensor of up to six dims costs no allocation for its sizes and strides.
+using Shape = SmallVector<int64_t, 6>;
 
 namespace autograd {
 struct AutogradMeta;
