@@ -614,14 +614,7 @@ FIXED_SECOND_ORDER = {
 }
 # Known npgrad gaps (open: see README "Guarantees"). Strict: a fix makes the
 # test fail until its mark is removed. Only under npgrad (torch passes them).
-_NPGRAD_GAPS = {
-    "second_order_abs": "abs/relu backward is not recorded with create_graph=True",
-    "second_order_relu": "abs/relu backward is not recorded with create_graph=True",
-    "second_order_sin_in_place": "second order through an in-place op's saved input",
-    "second_order_mul_in_place_by_a_tensor": "second order through an in-place op's saved input",
-    "second_order_reciprocal_with_saved_tensor_hooks":
-        "ReciprocalBackward0 under saved-tensor hooks loses its history with create_graph",
-}
+_NPGRAD_GAPS: dict[str, str] = {}
 
 
 def _gap(case_id: str) -> list[Any]:
