@@ -491,9 +491,6 @@ def test_random_programs_match_torch(ng, prog):
     compare_with_torch(ng, prog)
 
 
-@pytest.mark.xfail(
-    not oracle.AGAINST_TORCH, strict=True,
-    reason="known npgrad gaps in second order (see _NPGRAD_GAPS); derandomized, so deterministic")
 @settings(max_examples=200, **SETTINGS)
 @given(prog=programs())
 def test_random_programs_second_order_match_torch(ng, prog):

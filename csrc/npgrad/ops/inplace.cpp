@@ -244,7 +244,7 @@ void unary_(InplaceUnary op, const Tensor& self) {
   finish_inplace(self, node);
   if (saves_result) {
     static_cast<UnarySavedNode*>(node.get())->saved_ =
-        SavedVariable(self, true);
+        SavedVariable(self, true, self.is_view());
   }
 }
 
