@@ -491,9 +491,6 @@ def test_random_programs_match_torch(ng, prog):
     compare_with_torch(ng, prog)
 
 
-@pytest.mark.xfail(
-    not oracle.AGAINST_TORCH, strict=True,
-    reason="known npgrad gaps in second order (see _NPGRAD_GAPS); derandomized, so deterministic")
 @settings(max_examples=200, **SETTINGS)
 @given(prog=programs())
 def test_random_programs_second_order_match_torch(ng, prog):
@@ -614,14 +611,7 @@ FIXED_SECOND_ORDER = {
 }
 # Known npgrad gaps (open: see README "Guarantees"). Strict: a fix makes the
 # test fail until its mark is removed. Only under npgrad (torch passes them).
-_NPGRAD_GAPS = {
-    "second_order_abs": "abs/relu backward is not recorded with create_graph=True",
-    "second_order_relu": "abs/relu backward is not recorded with create_graph=True",
-    "second_order_sin_in_place": "second order through an in-place op's saved input",
-    "second_order_mul_in_place_by_a_tensor": "second order through an in-place op's saved input",
-    "second_order_reciprocal_with_saved_tensor_hooks":
-        "ReciprocalBackward0 under saved-tensor hooks loses its history with create_graph",
-}
+_NPGRAD_GAPS: dict[str, str] = {}
 
 
 def _gap(case_id: str) -> list[Any]:

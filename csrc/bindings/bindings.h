@@ -71,5 +71,9 @@ Tensor as_operand(py::handle obj);
 bool is_tensor(py::handle obj);
 /// type(obj).__name__, for error messages.
 std::string python_type_name(py::handle obj);
+/// The setter of a read-only attribute: raises Python's AttributeError
+/// "attribute 'name' of 'T' objects is not writable" (T: type(self).__name__),
+/// as a getset descriptor without a setter does in torch.
+py::cpp_function not_writable(const char* name);
 
 }  // namespace npgrad::bindings

@@ -26,4 +26,13 @@ void bind_errors(py::module_&) {
   });
 }
 
+py::cpp_function not_writable(const char* name) {
+  std::string attr = name;
+  return py::cpp_function([attr](py::handle self, py::handle /*value*/) {
+    throw py::attribute_error(
+        "attribute '" + attr + "' of '" + python_type_name(self) +
+        "' objects is not writable");
+  });
+}
+
 }  // namespace npgrad::bindings

@@ -75,6 +75,21 @@ struct PyAnomalyHandler final : autograd::AnomalyHandler {
   }
 };
 
+// torch's argument parser on a bool argument: only True and False.
+bool bool_argument(
+    const char* fn, const char* arg, int position, py::handle value) {
+  NPGRAD_CHECK_TYPE(
+      PyBool_Check(value.ptr()),
+      fn,
+      "(): argument '",
+      arg,
+      "' (position ",
+      position,
+      ") must be bool, not ",
+      python_type_name(value));
+  return value.ptr() == Py_True;
+}
+
 }  // namespace
 
 void bind_modes(py::module_& m) {
@@ -85,12 +100,19 @@ void bind_modes(py::module_& m) {
       "is_anomaly_check_nan_enabled", &autograd::AnomalyMode::should_check_nan);
   m.def(
       "set_anomaly_enabled",
-      &autograd::AnomalyMode::set_enabled,
+      [](py::handle enabled, py::handle check_nan) {
+        autograd::AnomalyMode::set_enabled(
+            bool_argument("set_anomaly_enabled", "enabled", 1, enabled),
+            bool_argument("set_anomaly_enabled", "check_nan", 2, check_nan));
+      },
       py::arg("enabled"),
       py::arg("check_nan") = true);
   using autograd::GradMode;
   m.def("is_grad_enabled", &GradMode::is_enabled);
-  m.def("_set_grad_enabled", &GradMode::set_enabled);
+  m.def("_set_grad_enabled", [](py::handle enabled) {
+    GradMode::set_enabled(
+        bool_argument("set_grad_enabled", "enabled", 1, enabled));
+  });
   m.def("_current_graph_task_id", []() -> int64_t {
     auto* task = autograd::current_graph_task();
     return task ? task->id : -1;
@@ -115,8 +137,15 @@ void bind_modes(py::module_& m) {
     auto node = node_from_py(obj);
     return node != nullptr && autograd::will_engine_reach_node(node.get());
   });
-  m.def("_increment_version", [](py::iterable tensors) {
+  m.def("_increment_version", [](py::handle tensors) {
+    NPGRAD_CHECK(
+        py::isinstance<py::iterable>(tensors),
+        "increment_version expect a Iterable[Tensor] as input");
     for (py::handle t : tensors) {
+      NPGRAD_CHECK(
+          is_tensor(t),
+          "increment_version expects each element of the iterable to be a "
+          "tensor");
       t.cast<Tensor>().bump_version();
     }
   });
@@ -133,7 +162,7 @@ void bind_modes(py::module_& m) {
   py::module_ am = m.attr("_autograd");
   am.def(
       "_push_saved_tensors_default_hooks",
-      [](py::object pack, py::object unpack) {
+      [](py::function pack, py::function unpack) {
         SavedTensorDefaultHooks::push([pack, unpack]() {
           return std::make_unique<PySavedVariableHooks>(pack, unpack);
         });

@@ -157,11 +157,7 @@ void bind_nodes(py::module_& m) {
       }))
       .def(
           "register_hooks",
-          [](SavedTensorRef& self, py::object pack, py::object unpack) {
-            NPGRAD_CHECK_TYPE(
-                PyCallable_Check(pack.ptr()) && PyCallable_Check(unpack.ptr()),
-                "register_hooks expects two callables (pack_hook, "
-                "unpack_hook)");
+          [](SavedTensorRef& self, py::function pack, py::function unpack) {
             self.saved->register_hooks(
                 std::make_unique<PySavedVariableHooks>(pack, unpack));
           },
@@ -206,7 +202,7 @@ void bind_nodes(py::module_& m) {
                        .cast<std::string>() +
                    ">";
           })
-      .def_property_readonly(
+      .def_property(
           "next_functions",
           [](Node& self) {
             const auto& edges = self.next_edges();
@@ -216,9 +212,12 @@ void bind_nodes(py::module_& m) {
               out[i] = py::make_tuple(fn, edges[i].input_nr);
             }
             return out;
-          })
-      .def_property_readonly(
-          "metadata", [](Node& self) { return node_metadata(self); })
+          },
+          not_writable("next_functions"))
+      .def_property(
+          "metadata",
+          [](Node& self) { return node_metadata(self); },
+          not_writable("metadata"))
       .def_property_readonly(
           "_input_metadata",
           [](Node& self) {
@@ -309,6 +308,8 @@ void bind_nodes(py::module_& m) {
   bind_node<SigmoidBackward0>(fm, "SigmoidBackward0");
   bind_node<ReluBackward0>(fm, "ReluBackward0");
   bind_node<AbsBackward0>(fm, "AbsBackward0");
+  bind_node<SgnBackward0>(fm, "SgnBackward0");
+  bind_node<ThresholdBackwardBackward0>(fm, "ThresholdBackwardBackward0");
   bind_node<SqrtBackward0>(fm, "SqrtBackward0");
   bind_node<ClampBackward1>(fm, "ClampBackward1");
   bind_node<WhereBackward0>(fm, "WhereBackward0");

@@ -13,6 +13,11 @@ namespace {
 
 using namespace py::literals;
 
+// Tensor.to(device): the CPU, or torch's error for another device.
+void check_device(py::handle device) {
+  py::module_::import("npgrad").attr("_check_to_device")(device);
+}
+
 py::object not_implemented() {
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
@@ -26,20 +31,120 @@ Tensor operand_or_throw(py::handle obj) {
   return t;
 }
 
-// view(2, 3), view((2, 3)) and view([2, 3]) all mean the same shape.
-Shape shape_from_args(const py::args& args) {
-  if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) ||
-                           py::isinstance<py::list>(args[0]))) {
-    return args[0].cast<Shape>();
-  }
-  return args.cast<Shape>();
+// torch's argument-parser message for an operand that is not a Tensor.
+Tensor operand_or_throw(
+    py::handle obj, const char* fn, const char* arg, int position) {
+  Tensor t = as_operand(obj);
+  NPGRAD_CHECK_TYPE(
+      t.defined(),
+      fn,
+      "(): argument '",
+      arg,
+      "' (position ",
+      position,
+      ") must be Tensor, not ",
+      python_type_name(obj));
+  return t;
 }
 
-std::vector<int64_t> dims_from(py::handle dim) {
-  if (PyLong_Check(dim.ptr())) {
-    return {dim.cast<int64_t>()};
+bool is_int_arg(py::handle v) {
+  if (PyBool_Check(v.ptr())) {
+    return false;
   }
-  return dim.cast<std::vector<int64_t>>();
+  try {
+    v.cast<int64_t>();
+    return true;
+  } catch (const py::cast_error&) {
+    return false;
+  }
+}
+
+// torch's message for elements of a "tuple of ints" argument that are not
+// ints, or nullopt.
+std::optional<std::string> unpack_error(
+    py::handle seq, const char* fn, const char* arg) {
+  int64_t pos = 0;
+  for (py::handle item : seq) {
+    ++pos;
+    if (!is_int_arg(item)) {
+      return detail::str_cat(
+          fn,
+          "(): argument '",
+          arg,
+          "' failed to unpack the object at pos ",
+          pos,
+          " with error \"type must be tuple of ints,but got ",
+          python_type_name(item),
+          "\"");
+    }
+  }
+  return std::nullopt;
+}
+
+// torch's TypeError for a shape argument that cannot be read.
+[[noreturn]] void throw_shape_error(
+    const py::args& args, const char* fn, const char* arg) {
+  if (args.size() == 1 && !py::isinstance<py::tuple>(args[0]) &&
+      !py::isinstance<py::list>(args[0])) {
+    std::string type = python_type_name(args[0]);
+    if (std::string(fn) == "view") {
+      throw TypeError(
+          "view() received an invalid combination of arguments - got (" + type +
+          "), but expected one of:\n * (torch.dtype dtype)\n      didn't "
+          "match because some of the arguments have invalid types: (!" +
+          type +
+          "!)\n * (tuple of ints size)\n      didn't match because some of "
+          "the arguments have invalid types: (!" +
+          type + "!)\n");
+    }
+    throw TypeError(detail::str_cat(
+        fn,
+        "(): argument '",
+        arg,
+        "' (position 1) must be tuple of ints, not ",
+        type));
+  }
+  py::handle seq = args.size() == 1 ? args[0] : py::handle(args);
+  if (auto msg = unpack_error(seq, fn, arg)) {
+    throw TypeError(*msg);
+  }
+  throw TypeError(detail::str_cat(fn, "(): invalid '", arg, "' argument"));
+}
+
+// view(2, 3), view((2, 3)) and view([2, 3]) all mean the same shape.
+Shape shape_from_args(const py::args& args, const char* fn, const char* arg) {
+  try {
+    if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) ||
+                             py::isinstance<py::list>(args[0]))) {
+      return args[0].cast<Shape>();
+    }
+    return args.cast<Shape>();
+  } catch (const py::cast_error&) {
+    throw_shape_error(args, fn, arg);
+  }
+}
+
+std::vector<int64_t> dims_from(py::handle dim, const char* fn) {
+  try {
+    if (PyLong_Check(dim.ptr())) {
+      return {dim.cast<int64_t>()};
+    }
+    return dim.cast<std::vector<int64_t>>();
+  } catch (const py::cast_error&) {
+    if (py::isinstance<py::tuple>(dim) || py::isinstance<py::list>(dim)) {
+      if (auto msg = unpack_error(dim, fn, "dim")) {
+        throw TypeError(*msg);
+      }
+    }
+    // torch's message when dim is given by keyword, as it usually is.
+    throw TypeError(detail::str_cat(
+        fn,
+        "() received an invalid combination of arguments - got (dim=",
+        python_type_name(dim),
+        ", ), but expected one of:\n * (*, torch.dtype dtype = None)\n * "
+        "(tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = "
+        "None)\n"));
+  }
 }
 
 std::optional<ScalarType> optional_dtype(py::handle dtype) {
@@ -77,14 +182,14 @@ py::object sum_impl(
     return py::cast(ops::sum(self, optional_dtype(dtype)));
   }
   return py::cast(
-      ops::sum(self, dims_from(dim), keepdim, optional_dtype(dtype)));
+      ops::sum(self, dims_from(dim, "sum"), keepdim, optional_dtype(dtype)));
 }
 
 py::object mean_impl(const Tensor& self, py::handle dim, bool keepdim) {
   if (dim.is_none()) {
     return py::cast(ops::mean(self));
   }
-  return py::cast(ops::mean(self, dims_from(dim), keepdim));
+  return py::cast(ops::mean(self, dims_from(dim, "mean"), keepdim));
 }
 
 Tensor squeeze_impl(const Tensor& self, py::handle dim) {
@@ -402,7 +507,7 @@ void bind_ops(py::module_& m) {
   cls.def(
       "add",
       [](const Tensor& a, py::handle b, double alpha) {
-        return ops::add(a, operand_or_throw(b), alpha);
+        return ops::add(a, operand_or_throw(b, "add", "other", 1), alpha);
       },
       "other"_a,
       py::kw_only(),
@@ -410,7 +515,7 @@ void bind_ops(py::module_& m) {
   cls.def(
       "sub",
       [](const Tensor& a, py::handle b, double alpha) {
-        return ops::sub(a, operand_or_throw(b), alpha);
+        return ops::sub(a, operand_or_throw(b, "sub", "other", 1), alpha);
       },
       "other"_a,
       py::kw_only(),
@@ -418,13 +523,13 @@ void bind_ops(py::module_& m) {
   cls.def(
       "mul",
       [](const Tensor& a, py::handle b) {
-        return ops::mul(a, operand_or_throw(b));
+        return ops::mul(a, operand_or_throw(b, "mul", "other", 1));
       },
       "other"_a);
   cls.def(
       "div",
       [](const Tensor& a, py::handle b) {
-        return ops::div(a, operand_or_throw(b));
+        return ops::div(a, operand_or_throw(b, "div", "other", 1));
       },
       "other"_a);
   cls.def(
@@ -484,7 +589,7 @@ void bind_ops(py::module_& m) {
   cls.def("softmax", &ops::softmax, "dim"_a);
   cls.def("log_softmax", &ops::log_softmax, "dim"_a);
   cls.def("view", [](const Tensor& a, const py::args& shape) {
-    return ops::view(a, shape_from_args(shape));
+    return ops::view(a, shape_from_args(shape, "view", "size"));
   });
   cls.def(
       "view_as",
@@ -493,10 +598,10 @@ void bind_ops(py::module_& m) {
       },
       "other"_a);
   cls.def("reshape", [](const Tensor& a, const py::args& shape) {
-    return ops::reshape(a, shape_from_args(shape));
+    return ops::reshape(a, shape_from_args(shape, "reshape", "shape"));
   });
   cls.def("expand", [](const Tensor& a, const py::args& shape) {
-    return ops::expand(a, shape_from_args(shape));
+    return ops::expand(a, shape_from_args(shape, "expand", "size"));
   });
   cls.def(
       "expand_as",
@@ -507,7 +612,7 @@ void bind_ops(py::module_& m) {
   cls.def("t", &ops::t);
   cls.def("transpose", &ops::transpose, "dim0"_a, "dim1"_a);
   cls.def("permute", [](const Tensor& a, const py::args& dims) {
-    return ops::permute(a, shape_from_args(dims));
+    return ops::permute(a, shape_from_args(dims, "permute", "dims"));
   });
   cls.def("squeeze", &squeeze_impl, "dim"_a = py::none());
   cls.def("unsqueeze", &ops::unsqueeze, "dim"_a);
@@ -519,10 +624,15 @@ void bind_ops(py::module_& m) {
                                ? py::object(kwargs["dtype"])
                                : py::object(py::none());
         for (py::handle arg : args) {
-          if (!py::isinstance<py::str>(arg) && !py::hasattr(arg, "type") &&
-              dtype.is_none()) {
+          if (py::isinstance<py::str>(arg) || py::hasattr(arg, "type") ||
+              (PyLong_Check(arg.ptr()) && !PyBool_Check(arg.ptr()))) {
+            check_device(arg);
+          } else if (dtype.is_none()) {
             dtype = py::reinterpret_borrow<py::object>(arg);
           }
+        }
+        if (kwargs.contains("device") && !kwargs["device"].is_none()) {
+          check_device(kwargs["device"]);
         }
         return dtype.is_none() ? a : ops::to_dtype(a, dtype_from_object(dtype));
       });
@@ -612,7 +722,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "add",
       [](const Tensor& a, py::handle b, double alpha) {
-        return ops::add(a, operand_or_throw(b), alpha);
+        return ops::add(a, operand_or_throw(b, "add", "other", 2), alpha);
       },
       "input"_a,
       "other"_a,
@@ -621,7 +731,7 @@ void bind_ops(py::module_& m) {
   m.def(
       "sub",
       [](const Tensor& a, py::handle b, double alpha) {
-        return ops::sub(a, operand_or_throw(b), alpha);
+        return ops::sub(a, operand_or_throw(b, "sub", "other", 2), alpha);
       },
       "input"_a,
       "other"_a,
@@ -630,14 +740,14 @@ void bind_ops(py::module_& m) {
   m.def(
       "mul",
       [](const Tensor& a, py::handle b) {
-        return ops::mul(a, operand_or_throw(b));
+        return ops::mul(a, operand_or_throw(b, "mul", "other", 2));
       },
       "input"_a,
       "other"_a);
   m.def(
       "div",
       [](const Tensor& a, py::handle b) {
-        return ops::div(a, operand_or_throw(b));
+        return ops::div(a, operand_or_throw(b, "div", "other", 2));
       },
       "input"_a,
       "other"_a);

@@ -25,22 +25,35 @@ std::optional<Edge> as_gradient_edge(py::handle obj, py::handle edge_type) {
   py::tuple t = py::reinterpret_borrow<py::tuple>(obj);
   py::handle node = t[0];
   auto fn = node_from_py(node);
-  NPGRAD_CHECK_TYPE(
+  NPGRAD_CHECK(
       fn != nullptr,
       "GradientEdge's first object must be an autograd.graph.Node but got ",
       python_type_name(node));
   return Edge(fn, t[1].cast<uint32_t>());
 }
 
+// A flag parsed as THPEngine_run_backward's "b" format does: any integer
+// (bool included); another type raises "'str' object cannot be interpreted
+// as an integer".
+bool flag_argument(py::handle value) {
+  long v = PyLong_AsLong(value.ptr());
+  if (v == -1 && PyErr_Occurred()) {
+    throw py::error_already_set();
+  }
+  return v != 0;
+}
+
 py::object run_backward(
     py::sequence tensors,
     py::sequence grad_tensors,
-    bool keep_graph,
-    bool create_graph,
+    py::handle keep_graph_arg,
+    py::handle create_graph_arg,
     py::sequence inputs,
     bool allow_unreachable,
     bool accumulate_grad,
     py::handle edge_type) {
+  bool keep_graph = flag_argument(keep_graph_arg);
+  bool create_graph = flag_argument(create_graph_arg);
   std::size_t n = py::len(tensors);
   NPGRAD_CHECK(
       py::len(grad_tensors) == n,
@@ -155,7 +168,8 @@ void bind_engine(py::module_& m) {
       py::arg("allow_unreachable"),
       py::arg("accumulate_grad"),
       py::arg("edge_type") = py::none());
-  m.def("_queue_callback", [](py::function cb) {
+  // Any object: as in torch, a non-callable fails when the callback runs.
+  m.def("_queue_callback", [](py::object cb) {
     autograd::Engine::queue_callback([cb]() { cb(); });
   });
 }

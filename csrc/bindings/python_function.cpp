@@ -37,10 +37,15 @@ std::unordered_set<TensorImpl*> impl_set(py::object ctx, const char* attr) {
   if (!py::hasattr(ctx, attr)) {
     return out;
   }
+  bool dirty = std::string(attr) == "dirty_tensors";
   for (py::handle t : ctx.attr(attr)) {
-    if (is_tensor(t)) {
-      out.insert(t.cast<Tensor>().impl());
-    }
+    // torch's messages (their type name is never filled in).
+    NPGRAD_CHECK(
+        is_tensor(t),
+        dirty ? "mark_dirty can only accept variables, but argument "
+              : "mark_non_differentiable only accepts variable arguments, but "
+                "got ");
+    out.insert(t.cast<Tensor>().impl());
   }
   return out;
 }

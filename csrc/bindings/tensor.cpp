@@ -34,8 +34,9 @@ py::object array_of(const Tensor& t) {
       static_cast<PyObject*>(t.impl()->array.get()));
 }
 
-const char* kGradTypeNames[] = {
-    "torch.bool", "torch.int64", "torch.float32", "torch.float64"};
+// torch names a gradient's dtype by its TypeMeta ('double') and the tensor's
+// grad_dtype by its ScalarType ('Float').
+const char* kGradTypeNames[] = {"bool", "long int", "float", "double"};
 
 void set_grad(const Tensor& self, py::handle value) {
   autograd::AutogradMeta& meta = autograd::materialize_autograd_meta(self);
@@ -53,9 +54,13 @@ void set_grad(const Tensor& self, py::handle value) {
       g.dtype() == self.dtype(),
       "attempting to assign a gradient with dtype '",
       kGradTypeNames[static_cast<int>(g.dtype())],
-      "' to a tensor with dtype '",
-      kGradTypeNames[static_cast<int>(self.dtype())],
-      "'. Please ensure that the gradient and the tensor have the same dtype");
+      "' to a tensor with grad_dtype '",
+      scalar_type_name(self.dtype()),
+      "'. The gradient must match the tensor's grad_dtype (defaults to the "
+      "tensor's dtype). You can set the tensor's grad_dtype attribute with a "
+      "specific dtype, or None to allow any dtype. Set grad_dtype with "
+      "caution. Diverging the dtypes of a tensor and its gradient may break "
+      "downstream systems that assume they match.");
   NPGRAD_CHECK(
       g.sizes() == self.sizes(),
       "attempting to assign a gradient of size '",
@@ -341,8 +346,9 @@ void bind_tensor(py::module_& m) {
       .def_property(
           "requires_grad",
           [](const Tensor& self) { return autograd::requires_grad(self); },
-          [](const Tensor& self, bool v) {
-            autograd::set_requires_grad(self, v);
+          [](const Tensor& self, py::handle v) {
+            NPGRAD_CHECK(PyBool_Check(v.ptr()), "requires_grad must be a bool");
+            autograd::set_requires_grad(self, v.ptr() == Py_True);
           })
       .def(
           "requires_grad_",
@@ -361,6 +367,12 @@ void bind_tensor(py::module_& m) {
           [](const Tensor& self) {
             return node_to_py(autograd::grad_fn(self));
           },
+          not_writable("grad_fn"))
+      .def_property(
+          "_grad_fn",
+          [](const Tensor& self) {
+            return node_to_py(autograd::grad_fn(self));
+          },
           [](const Tensor& self, py::handle v) {
             NPGRAD_CHECK(v.is_none(), "_grad_fn can be only set to None");
             if (auto* meta = autograd::get_autograd_meta(self)) {
@@ -368,8 +380,10 @@ void bind_tensor(py::module_& m) {
               meta->output_nr = 0;
             }
           })
-      .def_property_readonly(
-          "is_leaf", [](const Tensor& self) { return autograd::is_leaf(self); })
+      .def_property(
+          "is_leaf",
+          [](const Tensor& self) { return autograd::is_leaf(self); },
+          not_writable("is_leaf"))
       .def_property_readonly(
           "output_nr",
           [](const Tensor& self) { return autograd::output_nr(self); })
@@ -421,8 +435,12 @@ void bind_tensor(py::module_& m) {
       .def_property(
           "data",
           [](const Tensor& self) { return variable_data(self); },
-          [](const Tensor& self, const Tensor& other) {
-            set_data(self, other);
+          [](const Tensor& self, py::handle other) {
+            NPGRAD_CHECK_TYPE(
+                is_tensor(other),
+                "Variable data has to be a tensor, but got ",
+                python_type_name(other));
+            set_data(self, other.cast<Tensor>());
           });
 }
 

@@ -13,6 +13,8 @@ tensor([2., 4.])
 from __future__ import annotations
 
 import builtins as _builtins
+import numbers as _numbers
+import operator as _operator
 from typing import Any, Sequence
 
 import numpy as _np
@@ -80,11 +82,49 @@ long = int64
 # ---------------------------------------------------------------- devices
 
 
+# torch's device types, in the order of its "Expected one of ..." message.
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+    "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
+
+
+def _parse_device_type(spec: Any) -> str:
+    """The device type of a device string (torch's parsing and its errors)."""
+    if isinstance(spec, device):
+        return spec.type
+    text = str(spec)
+    if not text:
+        raise RuntimeError("Device string must not be empty")
+    name, sep, index = text.partition(":")
+    if name not in _DEVICE_TYPES:
+        if name.strip() != name or not name:
+            raise RuntimeError(f"Invalid device string: '{text}'")
+        raise RuntimeError(
+            f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {name}")
+    if sep and not index.isdigit():
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    return name
+
+
+def _check_to_device(spec: Any) -> None:
+    """``Tensor.to(device)``: only the CPU; torch's errors for the others."""
+    if isinstance(spec, Tensor):  # to(other): other is on the CPU too
+        return
+    if isinstance(spec, _builtins.int) and not isinstance(spec, _builtins.bool):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    kind = _parse_device_type(spec if isinstance(spec, (str, device)) else getattr(spec, "type", spec))
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    if kind != "cpu":
+        raise RuntimeError(f"npgrad tensors live on the CPU; got device '{spec}'")
+
+
 class device:
     """The only device npgrad has: ``device(type='cpu')``."""
 
     def __init__(self, type: str = "cpu", index: int | None = None) -> None:  # noqa: A002
-        if str(type).split(":")[0] != "cpu":
+        if _parse_device_type(type) != "cpu":
             raise RuntimeError(f"npgrad tensors live on the CPU; got device '{type}'")
         self.type = "cpu"
         self.index = index
@@ -136,6 +176,53 @@ def _np_dtype(d: dtype) -> _np.dtype:
     return _np.dtype(d._numpy_name)
 
 
+# torch's names of the dtypes in kernel errors ("not implemented for 'Long'").
+_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+
+
+def _check_dtype(fname: str, d: Any) -> None:
+    if d is not None and not isinstance(d, dtype):
+        raise TypeError(f"{fname}(): argument 'dtype' must be torch.dtype, not {type(d).__name__}")
+
+
+def _check_tensor_input(fname: str, t: Any) -> None:
+    if not isinstance(t, Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
+
+
+def _check_random_dtype(fname: str, dt: _np.dtype) -> None:
+    if dt.kind != "f":
+        kernel = "check_uniform_bounds" if fname.startswith("rand") and not fname.startswith("randn") \
+            else "normal_kernel_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_DTYPE_NAMES[dt.name]}'")
+
+
+def _check_sequence(data: Any) -> None:
+    """torch's shape inference of nested sequences (compute_sizes and
+    recursive_store), run when NumPy refuses a ragged list: torch's error."""
+    sizes = []
+    seq = data
+    while isinstance(seq, (list, tuple)):
+        sizes.append(len(seq))
+        if not seq:
+            break
+        seq = seq[0]
+
+    def walk(obj: Any, dim: int) -> None:
+        if dim == len(sizes):
+            if isinstance(obj, (list, tuple)):
+                raise TypeError(f"must be real number, not {type(obj).__name__}")
+            return
+        if not isinstance(obj, (list, tuple)):
+            raise TypeError("not a sequence")
+        if len(obj) != sizes[dim]:
+            raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(obj)})")
+        for item in obj:
+            walk(item, dim + 1)
+
+    walk(data, 0)
+
+
 def _finish(arr: _np.ndarray, requires_grad: _builtins.bool) -> Tensor:
     t = Tensor._from_numpy(arr)
     if requires_grad:
@@ -150,7 +237,14 @@ def _infer_array(data: Any, dtype: dtype | None) -> _np.ndarray:
         data = data._array
     if isinstance(data, (list, tuple)):
         data = [d._array if isinstance(d, Tensor) else d for d in data]
-    arr = _np.array(data)
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    try:
+        arr = _np.array(data)
+    except ValueError:
+        if isinstance(data, (list, tuple)):
+            _check_sequence(data)
+        raise
     if dtype is not None:
         return arr.astype(_np_dtype(dtype))
     kind = arr.dtype.kind
@@ -167,6 +261,7 @@ def _infer_array(data: Any, dtype: dtype | None) -> _np.ndarray:
 
 def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, numbers, arrays)."""
+    _check_dtype("tensor", dtype)
     return _finish(_np.array(_infer_array(data, dtype), copy=True), requires_grad)
 
 
@@ -175,13 +270,67 @@ def from_numpy(ndarray: _np.ndarray) -> Tensor:
     return Tensor._from_numpy(ndarray)
 
 
-def _size_args(size: Sequence[Any]) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(int(s) for s in size[0])
-    return tuple(int(s) for s in size)
+def _as_int(v: Any) -> int | None:
+    """v as a size element (ints and objects with ``__index__``, not bools)."""
+    if isinstance(v, (_builtins.bool, _np.bool_)):
+        return None
+    if isinstance(v, _builtins.int):
+        return v
+    if isinstance(v, Tensor):
+        return v.item() if v.dim() == 0 and v.dtype == int64 else None
+    try:
+        return _operator.index(v)
+    except TypeError:
+        return None
 
 
-def _default(dtype: dtype | None) -> _np.dtype:
+def _size_sequence(fname: str, seq: Any, arg: str = "size") -> tuple[int, ...]:
+    out = []
+    for i, v in enumerate(seq):
+        n = _as_int(v)
+        if n is None:
+            raise TypeError(
+                f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, but found element of type "
+                f"{type(v).__name__} at pos {i}")
+        out.append(n)
+    return tuple(out)
+
+
+def _check_sizes(fname: str, shape: tuple[int, ...]) -> tuple[int, ...]:
+    for n in shape:
+        if n < 0:
+            if fname == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(shape)}")
+    return shape
+
+
+def _size_args(size: Sequence[Any], fname: str = "tensor") -> tuple[int, ...]:
+    """torch's ``*size`` argument: ints, or one sequence of ints."""
+    if not size:
+        raise TypeError(f'{fname}() missing 1 required positional arguments: "size"')
+    if len(size) == 1:
+        only = size[0]
+        if isinstance(only, (tuple, list)):
+            return _check_sizes(fname, _size_sequence(fname, only))
+        n = _as_int(only)
+        if n is None:
+            raise TypeError(
+                f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {type(only).__name__}")
+        return _check_sizes(fname, (n,))
+    out = []
+    for i, v in enumerate(size):
+        n = _as_int(v)
+        if n is None:
+            raise TypeError(
+                f"{fname}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f"\"type must be tuple of ints,but got {type(v).__name__}\"")
+        out.append(n)
+    return _check_sizes(fname, tuple(out))
+
+
+def _default(dtype: dtype | None, fname: str = "tensor") -> _np.dtype:
+    _check_dtype(fname, dtype)
     return _np.dtype(_np.float32) if dtype is None else _np_dtype(dtype)
 
 
@@ -194,7 +343,7 @@ def zeros(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     >>> torch.zeros((2,), dtype=torch.int64)
     tensor([0, 0])
     """
-    return _finish(_np.zeros(_size_args(size), _default(dtype)), requires_grad)
+    return _finish(_np.zeros(_size_args(size, "zeros"), _default(dtype, "zeros")), requires_grad)
 
 
 def ones(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
@@ -204,7 +353,7 @@ def ones(*size: Any, dtype: dtype | None = None, device: Any = None, requires_gr
     >>> torch.ones(2, requires_grad=True)
     tensor([1., 1.], requires_grad=True)
     """
-    return _finish(_np.ones(_size_args(size), _default(dtype)), requires_grad)
+    return _finish(_np.ones(_size_args(size, "ones"), _default(dtype, "ones")), requires_grad)
 
 
 def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
@@ -214,7 +363,7 @@ def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     >>> torch.empty(2, 3).shape
     torch.Size([2, 3])
     """
-    return _finish(_np.empty(_size_args(size), _default(dtype)), requires_grad)
+    return _finish(_np.empty(_size_args(size, "empty"), _default(dtype, "empty")), requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, device: Any = None,
@@ -226,9 +375,15 @@ def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, devic
     >>> torch.full((2,), 7)
     tensor([7, 7])
     """
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    shape = _check_sizes("full", _size_sequence("full", size))
+    if not isinstance(fill_value, (_numbers.Number, _np.bool_, Tensor)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
+    _check_dtype("full", dtype)
     if dtype is None:
         dtype = _NP_TO_DTYPE[_infer_array(fill_value, None).dtype]
-    return _finish(_np.full(tuple(size), fill_value, _np_dtype(dtype)), requires_grad)
+    return _finish(_np.full(shape, fill_value, _np_dtype(dtype)), requires_grad)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: dtype | None = None, device: Any = None,
@@ -244,6 +399,14 @@ def arange(start: Any, end: Any = None, step: Any = 1, dtype: dtype | None = Non
     """
     if end is None:
         start, end = 0, start
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if not isinstance(v, (_numbers.Number, _np.bool_, Tensor)):
+            raise TypeError(f"arange(): argument '{name}' must be Number, not {type(v).__name__}")
+    _check_dtype("arange", dtype)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         is_int = _builtins.all(isinstance(v, int) for v in (start, end, step))
         dtype = int64 if is_int else float32
@@ -258,8 +421,9 @@ def rand(*size: Any, dtype: dtype | None = None, device: Any = None, requires_gr
     >>> x.shape, 0 <= x.min().item() and x.max().item() < 1
     (torch.Size([2, 3]), True)
     """
-    arr = _generator.random(_size_args(size)).astype(_default(dtype))
-    return _finish(arr, requires_grad)
+    shape, dt = _size_args(size, "rand"), _default(dtype, "rand")
+    _check_random_dtype("rand", dt)
+    return _finish(_generator.random(shape).astype(dt), requires_grad)
 
 
 def randn(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
@@ -270,11 +434,14 @@ def randn(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     >>> torch.randn(3).shape
     torch.Size([3])
     """
-    arr = _generator.standard_normal(_size_args(size)).astype(_default(dtype))
-    return _finish(arr, requires_grad)
+    shape, dt = _size_args(size, "randn"), _default(dtype, "randn")
+    _check_random_dtype("randn", dt)
+    return _finish(_generator.standard_normal(shape).astype(dt), requires_grad)
 
 
-def _like(t: Tensor, dtype: dtype | None) -> tuple[tuple[int, ...], _np.dtype]:
+def _like(t: Tensor, dtype: dtype | None, fname: str = "zeros_like") -> tuple[tuple[int, ...], _np.dtype]:
+    _check_tensor_input(fname, t)
+    _check_dtype(fname, dtype)
     return tuple(t._shape), _np_dtype(dtype if dtype is not None else t.dtype)
 
 
@@ -285,7 +452,7 @@ def zeros_like(input: Tensor, dtype: dtype | None = None, device: Any = None, re
     >>> torch.zeros_like(torch.ones(2, dtype=torch.float64))
     tensor([0., 0.], dtype=torch.float64)
     """
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "zeros_like")
     return _finish(_np.zeros(shape, dt), requires_grad)
 
 
@@ -296,7 +463,7 @@ def ones_like(input: Tensor, dtype: dtype | None = None, device: Any = None, req
     >>> torch.ones_like(torch.zeros(2, 2)).sum()
     tensor(4.)
     """
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "ones_like")
     return _finish(_np.ones(shape, dt), requires_grad)
 
 
@@ -307,7 +474,7 @@ def empty_like(input: Tensor, dtype: dtype | None = None, device: Any = None, re
     >>> torch.empty_like(torch.zeros(3)).shape
     torch.Size([3])
     """
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "empty_like")
     return _finish(_np.empty(shape, dt), requires_grad)
 
 
@@ -318,7 +485,8 @@ def rand_like(input: Tensor, dtype: dtype | None = None, device: Any = None, req
     >>> torch.rand_like(torch.zeros(2, dtype=torch.float64)).dtype
     torch.float64
     """
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "rand_like")
+    _check_random_dtype("rand_like", dt)
     return _finish(_generator.random(shape).astype(dt), requires_grad)
 
 
@@ -329,7 +497,8 @@ def randn_like(input: Tensor, dtype: dtype | None = None, device: Any = None, re
     >>> torch.randn_like(torch.zeros(4)).shape
     torch.Size([4])
     """
-    shape, dt = _like(input, dtype)
+    shape, dt = _like(input, dtype, "randn_like")
+    _check_random_dtype("randn_like", dt)
     return _finish(_generator.standard_normal(shape).astype(dt), requires_grad)
 
 
@@ -355,6 +524,11 @@ def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: _built
 def _size(self: Tensor, dim: int | None = None) -> Any:
     if dim is None:
         return Size(self._shape)
+    if not isinstance(dim, _builtins.int) or isinstance(dim, _builtins.bool):
+        index = _as_int(dim)
+        if index is None:
+            raise TypeError(f"size(): argument 'dim' (position 1) must be int, not {type(dim).__name__}")
+        dim = index
     shape = self._shape
     n = len(shape)
     if not -_builtins.max(n, 1) <= dim < _builtins.max(n, 1):

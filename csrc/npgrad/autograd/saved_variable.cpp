@@ -10,11 +10,16 @@
 
 namespace npgrad::autograd {
 
-SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+SavedVariable::SavedVariable(
+    const Tensor& t, bool is_output, bool is_inplace_on_view) {
   if (!t.defined()) {
     return;
   }
   was_defined_ = true;
+  if (is_output && is_inplace_on_view) {
+    is_inplace_on_view_ = true;
+    weak_grad_fn_ = grad_fn(t);
+  }
   saved_version_ = t.version();
   is_leaf_ = is_leaf(t);
   is_output_ = is_output;
@@ -89,6 +94,18 @@ void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
   data_ = Tensor();
 }
 
+// The history of a saved output: the node it is saved for, or for a view
+// written in place, the view's grad_fn at save time while it lives.
+std::shared_ptr<Node> SavedVariable::output_grad_fn(
+    const std::shared_ptr<Node>& saved_for) const {
+  if (is_inplace_on_view_) {
+    if (auto fn = weak_grad_fn_.lock()) {
+      return fn;
+    }
+  }
+  return saved_for;
+}
+
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) {
     return Tensor();
@@ -96,7 +113,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (hooks_) {
     // No version check: the hooks own what was saved.
     Tensor data = hooks_->call_unpack_hook();
-    std::shared_ptr<Node> fn = is_output_ && !is_leaf_ ? saved_for : grad_fn_;
+    std::shared_ptr<Node> fn =
+        is_output_ && !is_leaf_ ? output_grad_fn(saved_for) : grad_fn_;
     if (!fn && !requires_grad_ && !requires_grad(data)) {
       return data;
     }
@@ -112,7 +130,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   }
   NPGRAD_CHECK(data_.defined(), messages::kBackwardTwice);
   std::shared_ptr<Node> fn =
-      saved_original_ ? grad_fn(data_) : (is_output_ ? saved_for : nullptr);
+      saved_original_ ? grad_fn(data_)
+                      : (is_output_ ? output_grad_fn(saved_for) : nullptr);
   if (saved_version_ != data_.version()) {
     std::string which;
     if (fn) {
@@ -141,8 +160,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   // Rebuild an output tensor: same data and version counter, history
   // (saved_for, output_nr).
   Tensor out = detach(data_);
-  if (requires_grad_ && saved_for) {
-    set_gradient_edge(out, Edge(saved_for, output_nr_));
+  if (requires_grad_ && fn) {
+    set_gradient_edge(out, Edge(fn, output_nr_));
   }
   return out;
 }
@@ -152,6 +171,7 @@ void SavedVariable::reset_data() {
   hooks_.reset();
   grad_fn_.reset();
   grad_accumulator_.reset();
+  weak_grad_fn_.reset();
 }
 
 }  // namespace npgrad::autograd

@@ -20,7 +20,11 @@ struct StrongRefVisitor;
 class SavedVariable {
  public:
   SavedVariable() = default;
-  SavedVariable(const Tensor& t, bool is_output);
+  /// is_inplace_on_view: t is a view written in place, saved as an output;
+  /// it unpacks with the view's grad_fn at save time (weakly held, as in
+  /// torch) rather than with the node it is saved for.
+  SavedVariable(
+      const Tensor& t, bool is_output, bool is_inplace_on_view = false);
   SavedVariable(SavedVariable&&) = default;
   SavedVariable& operator=(SavedVariable&&) = default;
 
@@ -55,9 +59,13 @@ class SavedVariable {
   // With hooks (the tensor is not kept): the history to rebuild at unpack.
   std::shared_ptr<Node> grad_fn_;
   std::shared_ptr<Node> grad_accumulator_;
+  std::weak_ptr<Node> weak_grad_fn_;  // is_inplace_on_view only
+  bool is_inplace_on_view_ = false;
   std::unique_ptr<SavedVariableHooks> hooks_;
 
   void save_metadata(const Tensor& t);
+  std::shared_ptr<Node> output_grad_fn(
+      const std::shared_ptr<Node>& saved_for) const;
   void set_hooks_and_pack_data(
       std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data);
 };

@@ -15,9 +15,11 @@
 #include <cfloat>
 #include <cmath>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <thread>
 
+#include "npgrad/ops/broadcast.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
@@ -150,6 +152,27 @@ bool initialized_ = false;
 
 PyObject* check(PyObject* result) {
   if (result == nullptr) {
+    throw_python_error();
+  }
+  return result;
+}
+
+// check() for a NumPy call over operands of these shapes: when they do not
+// broadcast, torch's error instead of NumPy's ValueError (only computed on the
+// failure path).
+PyObject* check_broadcast(
+    PyObject* result, std::initializer_list<const Tensor*> operands) {
+  if (result == nullptr) {
+    auto it = operands.begin();
+    Shape shape = (*it)->sizes();
+    try {
+      for (++it; it != operands.end(); ++it) {
+        shape = ops::infer_size(shape, (*it)->sizes());
+      }
+    } catch (const Error&) {
+      PyErr_Clear();
+      throw;
+    }
     throw_python_error();
   }
   return result;
@@ -404,10 +427,11 @@ Tensor wrap_array(void* ndarray) {
       impl->dtype = ScalarType::Float64;
       break;
     default: {
+      std::string type_name = PyArray_DESCR(a)->typeobj->tp_name;
       Py_DECREF(o);
       throw TypeError(
-          "can't convert np.ndarray of this dtype; the only supported types "
-          "are: float64, float32, int64, and bool.");
+          "can't convert np.ndarray of type " + type_name +
+          ". The only supported types are: float64, float32, int64, and bool.");
     }
   }
   impl->array = ArrayHandle::steal(o);
@@ -691,8 +715,9 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
   Ref x(operand(a, compute));
   Ref y(operand(b, compute));
   PyObject* args[2] = {x.p, y.p};
-  return wrap_array(check(
-      PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, nullptr)));
+  return wrap_array(check_broadcast(
+      PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, nullptr),
+      {&a, &b}));
 }
 
 void binary_out(
@@ -793,8 +818,8 @@ Tensor where(
   Ref x(operand(a, dtype));
   Ref y(operand(b, dtype));
   PyObject* args[3] = {obj(cond), x.p, y.p};
-  Tensor out =
-      wrap_array(check(PyObject_Vectorcall(np_.where, args, 3, nullptr)));
+  Tensor out = wrap_array(check_broadcast(
+      PyObject_Vectorcall(np_.where, args, 3, nullptr), {&cond, &a, &b}));
   return out.dtype() == dtype ? out : cast(out, dtype);
 }
 

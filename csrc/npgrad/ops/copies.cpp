@@ -45,7 +45,7 @@ std::vector<Tensor> cast_all(
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  NPGRAD_CHECK(
+  NPGRAD_CHECK_VALUE(
       !tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   const Tensor& first = tensors[0];
   NPGRAD_CHECK(
@@ -120,6 +120,41 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return out;
 }
 
+namespace {
+// torch's out-of-bounds error for the first bad value of an integer index
+// ("dimension" counts the index tensors, as torch's index kernel does). Run
+// when NumPy has refused the indexing, to replace its message.
+void check_index_bounds(const Tensor& a, const std::vector<Tensor>& indices) {
+  int64_t indexer = 0;
+  for (std::size_t d = 0; d < indices.size(); ++d) {
+    const Tensor& idx = indices[d];
+    if (!idx.defined()) {
+      continue;
+    }
+    if (idx.dtype() == ScalarType::Bool) {
+      return;  // a mask may cover several dims: NumPy's message stands
+    }
+    if (idx.dtype() == ScalarType::Int64 &&
+        d < static_cast<std::size_t>(a.dim())) {
+      int64_t size = a.sizes()[d];
+      Tensor flat = kernels::cast(idx, ScalarType::Int64);
+      const auto* values = static_cast<const int64_t*>(flat.data_ptr());
+      for (int64_t k = 0; k < flat.numel(); ++k) {
+        NPGRAD_CHECK_INDEX(
+            values[k] >= -size && values[k] < size,
+            "index ",
+            values[k],
+            " is out of bounds for dimension ",
+            indexer,
+            " with size ",
+            size);
+      }
+    }
+    ++indexer;
+  }
+}
+}  // namespace
+
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
   for (const auto& idx : indices) {
     NPGRAD_CHECK_INDEX(
@@ -127,7 +162,13 @@ Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
             idx.dtype() == ScalarType::Bool,
         "tensors used as indices must be long, int, byte or bool tensors");
   }
-  Tensor out = kernels::index(a, indices);
+  Tensor out;
+  try {
+    out = kernels::index(a, indices);
+  } catch (const IndexError&) {
+    check_index_bounds(a, indices);
+    throw;
+  }
   if (compute_requires_grad({&a})) {
     auto node = make_node<IndexBackward0>();
     node->set_next_edges(collect_next_edges({&a}));

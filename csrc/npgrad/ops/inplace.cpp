@@ -12,6 +12,7 @@
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/broadcast.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
@@ -82,9 +83,11 @@ void check_castable(ScalarType result, ScalarType out) {
       scalar_type_name(out));
 }
 
-// The original value of self, for formulas that need it after the write.
+// The original value of self, for formulas that need it after the write: a
+// clone recorded as torch's original_self = self.clone() is (CloneBackward0),
+// so that a double backward flows through it to self's history.
 SavedVariable save_original(const Tensor& self) {
-  return SavedVariable(kernels::cast(self, self.dtype()), false);
+  return SavedVariable(clone(self), false);
 }
 
 // Steps (4) and (5) of the mutation path.
@@ -118,12 +121,17 @@ void binary_(
   bool rg = compute_requires_grad({&self, &other});
   check_inplace(self, rg);
   check_castable(result_type(self, other), self.dtype());
-  NPGRAD_CHECK(
-      is_expandable_to(other.sizes(), self.sizes()),
-      "output with shape ",
-      shape_str(self.sizes()),
-      " doesn't match the broadcast shape ",
-      shape_str(other.sizes()));
+  if (!is_expandable_to(other.sizes(), self.sizes())) {
+    // torch's errors: the shapes do not broadcast, or broadcast to another
+    // shape than self's.
+    Shape broadcast = infer_size(self.sizes(), other.sizes());
+    NPGRAD_CHECK(
+        false,
+        "output with shape ",
+        shape_str(self.sizes()),
+        " doesn't match the broadcast shape ",
+        shape_str(broadcast));
+  }
   std::shared_ptr<Node> node;
   if (rg) {
     switch (op) {
@@ -236,7 +244,7 @@ void unary_(InplaceUnary op, const Tensor& self) {
   finish_inplace(self, node);
   if (saves_result) {
     static_cast<UnarySavedNode*>(node.get())->saved_ =
-        SavedVariable(self, true);
+        SavedVariable(self, true, self.is_view());
   }
 }
 
@@ -272,14 +280,16 @@ void fill_(const Tensor& self, const Tensor& value) {
 void copy_(const Tensor& self, const Tensor& src) {
   bool rg = compute_requires_grad({&self, &src});
   check_inplace(self, rg);
-  NPGRAD_CHECK(
-      is_expandable_to(src.sizes(), self.sizes()),
-      "The size of tensor a (",
-      self.dim() ? self.sizes().back() : 1,
-      ") must match the size of tensor b (",
-      src.dim() ? src.sizes().back() : 1,
-      ") at non-singleton dimension ",
-      self.dim() ? self.dim() - 1 : 0);
+  if (!is_expandable_to(src.sizes(), self.sizes())) {
+    // torch's errors: src does not broadcast to self.
+    Shape broadcast = infer_size(self.sizes(), src.sizes());
+    NPGRAD_CHECK(
+        false,
+        "output with shape ",
+        shape_str(self.sizes()),
+        " doesn't match the broadcast shape ",
+        shape_str(broadcast));
+  }
   std::shared_ptr<Node> node;
   if (rg) {
     node = make_inplace_node<CopyBackwards>({&self, &src});

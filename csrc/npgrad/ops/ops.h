@@ -122,6 +122,13 @@ Tensor slice_backward(
     int64_t step);
 Tensor index_backward(
     const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices);
+/// torch's sgn (sign for real tensors), differentiable (SgnBackward0: zero
+/// gradient): abs's backward is grad * sgn(self).
+Tensor sgn(const Tensor& a);
+/// grad where self > threshold, else 0 (ThresholdBackwardBackward0): relu's
+/// backward, so that a double backward reaches grad and self.
+Tensor threshold_backward(
+    const Tensor& grad, const Tensor& self, double threshold);
 /// Zeros laid out like (sizes, strides) with grad written at the view
 /// (view_sizes, view_strides, offset): the backward of as_strided.
 Tensor as_strided_backward(

@@ -244,7 +244,9 @@ Tensor reciprocal(const Tensor& a) {
   Tensor one = wrapped_scalar(1, ScalarType::Float64);
   Tensor out = kernels::binary(Binary::Div, one, a, float_dtype(a.dtype()));
   if (compute_requires_grad({&a})) {
-    record<ReciprocalBackward0>(out, {&a})->saved_ = SavedVariable(out, true);
+    // Two statements: the output is saved once its history is set.
+    auto node = record<ReciprocalBackward0>(out, {&a});
+    node->saved_ = SavedVariable(out, true);
   }
   return out;
 }
@@ -287,7 +289,8 @@ Tensor relu(const Tensor& a) {
   Tensor out = kernels::binary(
       Binary::Maximum, a, wrapped_scalar(0, ScalarType::Int64), a.dtype());
   if (compute_requires_grad({&a})) {
-    record<ReluBackward0>(out, {&a})->saved_ = SavedVariable(out, true);
+    auto node = record<ReluBackward0>(out, {&a});
+    node->saved_ = SavedVariable(out, true);
   }
   return out;
 }
@@ -312,7 +315,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
       cond.dtype() == ScalarType::Bool,
       "where expected condition to be a boolean tensor, but got a tensor with "
       "dtype ",
-      dtype_name(cond.dtype()).substr(6));
+      scalar_type_name(cond.dtype()));
   ScalarType dt = result_type(a, b);
   Tensor out = kernels::where(cond, a, b, dt);
   if (compute_requires_grad({&a, &b})) {

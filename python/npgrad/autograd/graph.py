@@ -400,7 +400,12 @@ def register_multi_grad_hook(
         raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
     # The counting per graph task is native (npgrad._C._MultiGradState); each
     # tensor's hook is a small closure over the state, so Python's GC sees fn.
-    chosen = list(tensors) if mode == "all" else [t for t in tensors if t.requires_grad]
+    if mode == "all":
+        chosen = list(tensors)
+        for t in chosen:  # torch's error for a non-tensor (from _get_grad_fn_or_grad_acc)
+            t.requires_grad  # noqa: B018
+    else:
+        chosen = [t for t in tensors if t.requires_grad]
     state = _C._MultiGradState(chosen, fn, mode)
     handles = tuple(t.register_hook(_multi_grad_inner_hook(state, i)) for i, t in enumerate(chosen))
     return _MultiHandle(handles)

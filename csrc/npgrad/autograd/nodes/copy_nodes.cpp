@@ -71,6 +71,8 @@ template struct FillBackward<false>;
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/graph_task.h"
 #include "npgrad/kernels/kernels.h"
+#include "npgrad/util/error.h"
+#include "npgrad/util/error_messages.h"
 
 namespace npgrad::autograd {
 
@@ -87,6 +89,7 @@ CopySlices::CopySlices(
 }
 
 void CopySlices::compute(const variable_list& g, variable_list& out) {
+  NPGRAD_CHECK(fn != nullptr, messages::kBackwardTwice);
   // result: the base's gradient, laid out like the base so that the view's
   // geometry addresses its region.
   Tensor result =
@@ -141,15 +144,19 @@ namespace npgrad::autograd {
 
 void CopySlices::visit_strong_refs(StrongRefVisitor& v) {
   Node::visit_strong_refs(v);
-  v.node(fn);
+  if (fn) {
+    v.node(fn);
+  }
 }
 
 int CopySlices::traverse_python(PyVisitProc visit, void* arg) const {
-  return traverse_if_owned_alone(fn, visit, arg);
+  return fn ? traverse_if_owned_alone(fn, visit, arg) : 0;
 }
 
 void CopySlices::clear_python() {
-  clear_if_owned_alone(fn);
+  if (fn) {
+    clear_if_owned_alone(fn);
+  }
 }
 
 }  // namespace npgrad::autograd

@@ -86,7 +86,9 @@ struct CopySlices final : FormulaNode {
   CopySlices(const Tensor& base, ViewGeometry view, std::shared_ptr<Node> fn);
   std::string name() const override { return "torch::autograd::CopySlices"; }
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { fn->release_variables(); }
+  // As torch: drop fn (its saved tensors go with it unless a graph built
+  // with create_graph still uses fn as a node of its own).
+  void release_variables() override { fn.reset(); }
   void visit_strong_refs(StrongRefVisitor& v) override;
   int traverse_python(PyVisitProc visit, void* arg) const override;
   void clear_python() override;

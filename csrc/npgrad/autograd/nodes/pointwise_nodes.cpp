@@ -130,11 +130,25 @@ void SigmoidBackward0::compute(const variable_list& g, variable_list& out) {
 }
 
 void ReluBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = mul(g[0], compare(Compare::Gt, saved(), scalar(0)));
+  out[0] = threshold_backward(g[0], saved(), 0);
 }
 
 void AbsBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = mul(g[0], sign(saved()));
+  out[0] = mul(g[0], sgn(saved()));
+}
+
+void SgnBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = zeros_like(g[0]);
+}
+
+void ThresholdBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  if (task_should_compute_output(0)) {
+    out[0] = threshold_backward(g[0], self_.unpack(), threshold);
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = zeros_like(g[0]);
+  }
 }
 
 void SqrtBackward0::compute(const variable_list& g, variable_list& out) {

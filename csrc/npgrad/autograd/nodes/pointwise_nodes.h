@@ -172,6 +172,26 @@ struct WhereBackward0 final : FormulaNode {
   SavedVariable condition_;
 };
 
+/// sgn's backward for real tensors: zero.
+struct SgnBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(SgnBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+/// threshold_backward(grad_output, self, threshold): differentiable in
+/// grad_output (the same mask), zero in self.
+struct ThresholdBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(ThresholdBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void release_variables() override { self_.reset_data(); }
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_self", self_);
+    v.real("_saved_threshold", threshold);
+  }
+  SavedVariable self_;
+  double threshold = 0;
+};
+
 struct ToCopyBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(ToCopyBackward0)
   void compute(const variable_list& g, variable_list& out) override {

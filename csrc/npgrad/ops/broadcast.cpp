@@ -1,0 +1,34 @@
+#include "npgrad/ops/broadcast.h"
+
+#include <algorithm>
+
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops {
+
+Shape infer_size(const Shape& a, const Shape& b) {
+  auto dims_a = static_cast<int64_t>(a.size());
+  auto dims_b = static_cast<int64_t>(b.size());
+  int64_t ndim = std::max(dims_a, dims_b);
+  Shape out(static_cast<std::size_t>(ndim));
+  // Aligned from the trailing dimension; a missing dimension has size 1.
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    int64_t offset = ndim - 1 - i;
+    int64_t dim_a = dims_a - 1 - offset;
+    int64_t dim_b = dims_b - 1 - offset;
+    int64_t size_a = dim_a >= 0 ? a[static_cast<std::size_t>(dim_a)] : 1;
+    int64_t size_b = dim_b >= 0 ? b[static_cast<std::size_t>(dim_b)] : 1;
+    NPGRAD_CHECK(
+        size_a == size_b || size_a == 1 || size_b == 1,
+        "The size of tensor a (",
+        size_a,
+        ") must match the size of tensor b (",
+        size_b,
+        ") at non-singleton dimension ",
+        i);
+    out[static_cast<std::size_t>(i)] = size_a == 1 ? size_b : size_a;
+  }
+  return out;
+}
+
+}  // namespace npgrad::ops

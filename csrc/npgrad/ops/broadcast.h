@@ -1,0 +1,13 @@
+#pragma once
+// Broadcasting shape inference with torch's errors (ATen's infer_size).
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::ops {
+
+/// The shape a and b broadcast to. Throws torch's RuntimeError "The size of
+/// tensor a (3) must match the size of tensor b (2) at non-singleton
+/// dimension 1" when they do not broadcast.
+Shape infer_size(const Shape& a, const Shape& b);
+
+}  // namespace npgrad::ops
