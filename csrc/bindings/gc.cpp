@@ -7,6 +7,7 @@
 #include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/python_refs.h"
+#include "npgrad/kernels/buffer_cache.h"
 
 namespace npgrad::bindings {
 
@@ -119,6 +120,21 @@ void bind_gc(py::module_& m) {
       "number of tensors whose .grad and grad_fn were dropped.");
   m.def("_autograd_cycle_candidates", [] {
     return autograd::cycle_candidate_count();
+  });
+  // Note [Large buffers are cached] in kernels/buffer_cache.h.
+  m.def(
+      "_empty_buffer_cache",
+      [] { kernels::buffer_cache::empty(); },
+      "Frees the freed large tensor buffers npgrad keeps for reuse.");
+  m.def("_buffer_cache_stats", [] {
+    auto s = kernels::buffer_cache::stats();
+    py::dict d;
+    d["cached_bytes"] = s.cached_bytes;
+    d["cached_blocks"] = s.cached_blocks;
+    d["limit_bytes"] = s.limit_bytes;
+    d["hits"] = s.hits;
+    d["misses"] = s.misses;
+    return d;
   });
 }
 

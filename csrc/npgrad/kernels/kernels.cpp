@@ -11,6 +11,8 @@
 
 #include "npgrad/kernels/kernels.h"
 
+#include "npgrad/kernels/buffer_cache.h"
+
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
@@ -55,8 +57,29 @@ struct NumpyFunctions {
   // errstate(all="ignore").
   PyObject* errstate_var;
   PyObject* errstate_ignore;
+  // The NumPy memory handler of the buffer cache (a "mem_handler" capsule),
+  // or null when caching is off.
+  PyObject* buffer_cache_handler;
 };
 NumpyFunctions np_;
+
+// See Note [Large buffers are cached] in buffer_cache.h.
+void* cache_malloc(void*, size_t bytes) {
+  return buffer_cache::allocate(bytes);
+}
+void* cache_calloc(void*, size_t count, size_t elsize) {
+  return buffer_cache::allocate_zeroed(count, elsize);
+}
+void* cache_realloc(void*, void* ptr, size_t bytes) {
+  return buffer_cache::reallocate(ptr, bytes);
+}
+void cache_free(void*, void* ptr, size_t bytes) {
+  buffer_cache::release(ptr, bytes);
+}
+PyDataMem_Handler buffer_cache_handler_ = {
+    "npgrad_buffer_cache",
+    1,
+    {nullptr, cache_malloc, cache_calloc, cache_realloc, cache_free}};
 
 // Note [Calling NumPy's inner loops directly]
 // For small tensors most of a ufunc call is dispatch, not math: argument
@@ -241,6 +264,34 @@ PyObject* operand(const Tensor& t, ScalarType dtype) {
       PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
 }
 
+// A new C-contiguous array; a large one takes its data from the buffer cache.
+PyObject* new_array(int nd, npy_intp* dims, int type) {
+  if (np_.buffer_cache_handler != nullptr) {
+    std::size_t bytes = type == NPY_BOOL ? 1 : type == NPY_FLOAT32 ? 4 : 8;
+    for (int i = 0; i < nd; ++i) {
+      bytes *= static_cast<std::size_t>(dims[i]);
+    }
+    if (bytes >= buffer_cache::kMinCachedBytes) {
+      // The handler is a context variable: set only around this allocation,
+      // so the user's own NumPy arrays keep NumPy's allocator.
+      PyObject* previous = PyDataMem_SetHandler(np_.buffer_cache_handler);
+      if (previous == nullptr) {
+        return nullptr;
+      }
+      PyObject* a = PyArray_SimpleNew(nd, dims, type);
+      PyObject* ours = PyDataMem_SetHandler(previous);
+      Py_DECREF(previous);
+      if (ours == nullptr) {
+        Py_XDECREF(a);
+        return nullptr;
+      }
+      Py_DECREF(ours);
+      return a;
+    }
+  }
+  return PyArray_SimpleNew(nd, dims, type);
+}
+
 PyObject* dims_tuple(const std::vector<int64_t>& dims) {
   PyObject* tup = check(PyTuple_New(static_cast<Py_ssize_t>(dims.size())));
   for (std::size_t i = 0; i < dims.size(); ++i) {
@@ -361,6 +412,10 @@ void init() {
     Ref exited(PyObject_CallMethod(
         ctx.p, "__exit__", "OOO", Py_None, Py_None, Py_None));
   }
+  if (buffer_cache::stats().limit_bytes > 0) {
+    np_.buffer_cache_handler =
+        check(PyCapsule_New(&buffer_cache_handler_, "mem_handler", nullptr));
+  }
   initialized_ = true;
 }
 
@@ -465,7 +520,7 @@ Tensor empty(const Shape& sizes, ScalarType dtype) {
   npy_intp dims[NPY_MAXDIMS];
   std::copy(sizes.begin(), sizes.end(), dims);
   return wrap_array(
-      PyArray_SimpleNew(static_cast<int>(sizes.size()), dims, npy_type(dtype)));
+      new_array(static_cast<int>(sizes.size()), dims, npy_type(dtype)));
 }
 
 Tensor empty_strided(
@@ -594,8 +649,7 @@ void run_loop(const InnerLoop& loop, char** args, npy_intp n, npy_intp* steps) {
 Tensor new_loop_output(const Shape& sizes, int type) {
   npy_intp dims[NPY_MAXDIMS];
   std::copy(sizes.begin(), sizes.end(), dims);
-  return wrap_array(
-      PyArray_SimpleNew(static_cast<int>(sizes.size()), dims, type));
+  return wrap_array(new_array(static_cast<int>(sizes.size()), dims, type));
 }
 
 bool overlaps_partially(const Tensor& out, const LoopOperand& in, npy_intp n) {

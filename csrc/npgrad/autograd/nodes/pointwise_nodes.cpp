@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 
 namespace npgrad::autograd {
@@ -14,6 +16,56 @@ Tensor scalar(double v) {
 }
 Tensor times(const Tensor& t, double alpha) {
   return alpha == 1 ? t : mul(t, scalar(alpha));
+}
+
+// Note [Backward temporaries are reused]
+// Without create_graph the formulas run in no-grad mode, and a tensor that
+// nobody else can observe (kernels::is_exclusively_owned: a temporary the
+// formula just made, or an incoming gradient no hook, buffer or Python object
+// holds) can take the next step's result in place (NumPy's out=). A formula
+// then allocates once instead of once per step, which for large tensors is
+// most of its cost (each new array is fresh pages). With create_graph every
+// step is a recorded op, as torch's formulas are. The result dtype and shape
+// must be the target's own (no promotion, no broadcast of the target).
+bool can_write_into(const Tensor& target, const Tensor& other) {
+  return !GradMode::is_enabled() && kernels::is_exclusively_owned(target) &&
+         (other.sizes() == target.sizes() || other.dim() == 0) &&
+         result_type(target, other) == target.dtype();
+}
+
+// a * b, written into a or b when it is a reusable temporary.
+Tensor mul_reusing(const Tensor& a, const Tensor& b) {
+  if (can_write_into(a, b)) {
+    kernels::binary_out(kernels::Binary::Mul, a, b, a);
+    return a;
+  }
+  if (can_write_into(b, a)) {
+    kernels::binary_out(kernels::Binary::Mul, a, b, b);
+    return b;
+  }
+  return mul(a, b);
+}
+
+Tensor div_reusing(const Tensor& a, const Tensor& b) {
+  if (can_write_into(a, b)) {
+    kernels::binary_out(kernels::Binary::Div, a, b, a);
+    return a;
+  }
+  if (can_write_into(b, a)) {
+    kernels::binary_out(kernels::Binary::Div, a, b, b);
+    return b;
+  }
+  return div(a, b);
+}
+
+// 1 - a, in place when a is a reusable temporary.
+Tensor one_minus_reusing(const Tensor& a) {
+  Tensor one = scalar(1);
+  if (can_write_into(a, one)) {
+    kernels::binary_out(kernels::Binary::Sub, one, a, a);
+    return a;
+  }
+  return rsub(a, 1);
 }
 }  // namespace
 
@@ -42,20 +94,25 @@ void RsubBackward1::compute(const variable_list& g, variable_list& out) {
 }
 
 void MulBackward0::compute(const variable_list& g, variable_list& out) {
+  bool need_other = task_should_compute_output(1);
   if (task_should_compute_output(0)) {
-    out[0] = mul(g[0], other_.unpack());
+    // g[0] is still needed for the other input's gradient.
+    out[0] = need_other ? mul(g[0], other_.unpack())
+                        : mul_reusing(g[0], other_.unpack());
   }
-  if (task_should_compute_output(1)) {
+  if (need_other) {
     out[1] = mul(g[0], self_.unpack());
   }
 }
 
 void DivBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor other = other_.unpack();
+  bool need_other = task_should_compute_output(1);
   if (task_should_compute_output(0)) {
-    out[0] = div(g[0], other);
+    // g[0] is still needed for the other input's gradient.
+    out[0] = need_other ? div(g[0], other) : div_reusing(g[0], other);
   }
-  if (task_should_compute_output(1)) {
+  if (need_other) {
     out[1] = neg(mul(g[0], div(div(self_.unpack(), other), other)));
   }
 }
@@ -69,7 +126,9 @@ void PowBackward0::compute(const variable_list& g, variable_list& out) {
   if (exponent == 0) {
     out[0] = zeros_like(self);
   } else {
-    out[0] = mul(g[0], mul(scalar(exponent), pow(self, exponent - 1)));
+    // x ** 1 is x: no copy for the common square.
+    Tensor base = exponent == 2 ? self : pow(self, exponent - 1);
+    out[0] = mul_reusing(g[0], mul(scalar(exponent), base));
   }
 }
 
@@ -104,29 +163,29 @@ void ReciprocalBackward0::compute(const variable_list& g, variable_list& out) {
 }
 
 void ExpBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = mul(g[0], saved());
+  out[0] = mul_reusing(g[0], saved());
 }
 
 void LogBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = div(g[0], saved());
+  out[0] = div_reusing(g[0], saved());
 }
 
 void SinBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = mul(g[0], cos(saved()));
+  out[0] = mul_reusing(g[0], cos(saved()));
 }
 
 void CosBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = mul(g[0], neg(sin(saved())));
+  out[0] = mul_reusing(g[0], neg(sin(saved())));
 }
 
 void TanhBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor r = saved();
-  out[0] = mul(g[0], rsub(mul(r, r), 1));
+  out[0] = mul_reusing(g[0], one_minus_reusing(mul(r, r)));
 }
 
 void SigmoidBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor r = saved();
-  out[0] = mul(g[0], mul(r, rsub(r, 1)));
+  out[0] = mul_reusing(g[0], mul_reusing(r, rsub(r, 1)));
 }
 
 void ReluBackward0::compute(const variable_list& g, variable_list& out) {
@@ -152,7 +211,7 @@ void ThresholdBackwardBackward0::compute(
 }
 
 void SqrtBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = div(g[0], mul(saved(), scalar(2)));
+  out[0] = div_reusing(g[0], mul(saved(), scalar(2)));
 }
 
 void ClampBackward1::compute(const variable_list& g, variable_list& out) {
