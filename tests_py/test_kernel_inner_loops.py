@@ -222,3 +222,49 @@ def test_gradients_through_the_direct_loops_match_finite_differences():
         m[i] -= h
         fd.append((f(ng.from_numpy(p)).item() - f(ng.from_numpy(m)).item()) / (2 * h))
     np.testing.assert_allclose(x.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
+
+
+# ---- Note [Backward temporaries are reused] (pointwise_nodes.cpp) ----------------------
+
+
+@pytest.mark.parametrize("numel", [5, 1 << 19])
+def test_gradients_seen_by_hooks_are_never_overwritten_by_reuse(numel):
+    """A formula writes into a gradient only when nobody else can see it: a hook
+    that keeps the gradient, or retain_grad, must find the values it was given."""
+    rng = np.random.default_rng(9)
+    x0 = rng.uniform(0.5, 1.5, numel)
+    x = ng.tensor(x0, requires_grad=True)
+    y = ng.exp(x)
+    z = ng.sin(y)
+    t = ng.tanh(z)
+    w = ng.sqrt(t + 2.0) ** 2 * 3.0
+    seen = []
+    z.register_hook(lambda g: seen.append(g))
+    t.register_hook(lambda g: seen.append(g))
+    y.retain_grad()
+    w.sum().backward()
+    zz = np.sin(np.exp(x0))
+    tt = np.tanh(zz)
+    g_t = np.full(numel, 3.0)  # d(3 (sqrt(t + 2))^2)/dt = 3
+    g_z = g_t * (1 - tt * tt)
+    g_y = g_z * np.cos(np.exp(x0))
+    np.testing.assert_allclose(seen[0].numpy(), g_t, rtol=1e-12)  # t's hook runs first
+    np.testing.assert_allclose(seen[1].numpy(), g_z, rtol=1e-12)
+    np.testing.assert_allclose(y.grad.numpy(), g_y, rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), g_y * np.exp(x0), rtol=1e-12)
+
+
+def test_create_graph_still_records_every_backward_step():
+    x = ng.tensor([0.3, 0.8, 1.1], dtype=ng.float64, requires_grad=True)
+    y = (ng.tanh(ng.sin(x) * 2.0) / 3.0).sum()
+    (g,) = ng.autograd.grad(y, x, create_graph=True)
+    assert g.grad_fn is not None
+    (gg,) = ng.autograd.grad(g.sum(), x)
+    xs = x.detach().numpy()
+    h = 1e-6
+
+    def first(v):
+        s = np.sin(v)
+        return (1 - np.tanh(2 * s) ** 2) * 2 * np.cos(v) / 3
+
+    np.testing.assert_allclose(gg.numpy(), (first(xs + h) - first(xs - h)) / (2 * h), rtol=1e-6)
