@@ -124,3 +124,26 @@ def test_npgrad_buffer_cache_mb_sets_the_limit(setting, expected):
     name, limit = out.stdout.split()
     assert name == expected
     assert int(limit) == int(setting) << 20
+
+
+def test_a_miss_gives_back_at_least_what_it_takes():
+    """The cache never adds to a peak: a request of a size it does not hold first
+    frees kept blocks of at least its own size."""
+    ng._C._empty_buffer_cache()
+    x = ng.ones(LARGE)
+    ys = [x * i for i in range(4)]
+    del ys
+    kept = stats()["cached_bytes"]
+    assert kept == 4 * LARGE * 4
+    z = ng.ones(3 * LARGE // 2) * 2  # 3 MiB: no block of that size is kept
+    assert stats()["cached_bytes"] <= kept - z.numel() * 4
+    ng._C._empty_buffer_cache()
+
+
+def test_numpys_own_large_results_come_from_the_cache_too():
+    """matmul's output is allocated by NumPy: under the cache as well, so the blocks
+    freed by one layer's activations serve the next layer's products."""
+    a = ng.ones(1024, 512)
+    b = ng.ones(512, 512)
+    assert handler_name((a @ b).numpy()) == "npgrad_buffer_cache"
+    assert handler_name(np.ones((1024, 512), dtype=np.float32) @ np.ones((512, 512), dtype=np.float32)) == "default_allocator"

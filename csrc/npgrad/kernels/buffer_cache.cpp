@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <unordered_map>
@@ -59,6 +60,17 @@ void* allocate(std::size_t bytes) {
     c.bytes -= bytes;
     ++c.hits;
   } else {
+    // A miss grows the process by `bytes`: give back at least as much of
+    // what is kept (largest blocks first), so the cache never adds to the
+    // peak memory of a workload whose sizes change.
+    std::size_t freed = 0;
+    while (freed < bytes && !c.blocks.empty()) {
+      auto largest = std::prev(c.blocks.end());
+      freed += largest->first;
+      c.bytes -= largest->first;
+      std::free(largest->second);
+      c.blocks.erase(largest);
+    }
     p = std::malloc(bytes);
     ++c.misses;
     if (p == nullptr) {

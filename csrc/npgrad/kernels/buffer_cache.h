@@ -10,6 +10,9 @@
 // kMinCachedBytes are allocated through this cache (a NumPy memory handler,
 // so they stay ordinary arrays that own their data); freed blocks are kept,
 // up to a byte limit, and handed out again for a request of the same size.
+// A request that finds no block of its size first frees kept blocks of at
+// least its own size: the cache holds on to memory only while the workload
+// keeps asking for the sizes it holds, and never raises a peak.
 // The limit is NPGRAD_BUFFER_CACHE_MB (default 256; 0 turns caching off), and
 // npgrad._C._empty_buffer_cache() releases every kept block.
 

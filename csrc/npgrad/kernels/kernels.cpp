@@ -292,6 +292,42 @@ PyObject* new_array(int nd, npy_intp* dims, int type) {
   return PyArray_SimpleNew(nd, dims, type);
 }
 
+bool is_large(const Tensor& t) {
+  return static_cast<std::size_t>(t.numel()) * element_size(t.dtype()) >=
+         buffer_cache::kMinCachedBytes;
+}
+
+// NumPy's own allocations for the scope (the outputs and temporaries of a
+// ufunc, matmul or cast) come from the buffer cache when the operands are
+// large: blocks the cache keeps are then what the next large result reuses,
+// instead of sitting beside fresh memory from malloc.
+class BufferCacheScope {
+ public:
+  explicit BufferCacheScope(bool large) {
+    if (large && np_.buffer_cache_handler != nullptr) {
+      previous_ = PyDataMem_SetHandler(np_.buffer_cache_handler);
+      if (previous_ == nullptr) {
+        PyErr_Clear();
+      }
+    }
+  }
+  ~BufferCacheScope() {
+    if (previous_ != nullptr) {
+      PyObject* ours = PyDataMem_SetHandler(previous_);
+      if (ours == nullptr) {
+        PyErr_Clear();
+      }
+      Py_XDECREF(ours);
+      Py_DECREF(previous_);
+    }
+  }
+  BufferCacheScope(const BufferCacheScope&) = delete;
+  BufferCacheScope& operator=(const BufferCacheScope&) = delete;
+
+ private:
+  PyObject* previous_ = nullptr;
+};
+
 PyObject* dims_tuple(const std::vector<int64_t>& dims) {
   PyObject* tup = check(PyTuple_New(static_cast<Py_ssize_t>(dims.size())));
   for (std::size_t i = 0; i < dims.size(); ++i) {
@@ -766,6 +802,7 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
     return fast;
   }
   IgnoreFpErrors quiet;
+  BufferCacheScope cached(is_large(a) || is_large(b));
   Ref x(operand(a, compute));
   Ref y(operand(b, compute));
   PyObject* args[2] = {x.p, y.p};
@@ -794,6 +831,7 @@ Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
     return fast;
   }
   IgnoreFpErrors quiet;
+  BufferCacheScope cached(is_large(a));
   Ref x(operand(a, compute));
   if (op == Unary::Sigmoid) {
     // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
@@ -869,6 +907,7 @@ Tensor clamp(
 
 Tensor where(
     const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
+  BufferCacheScope cached(is_large(cond) || is_large(a) || is_large(b));
   Ref x(operand(a, dtype));
   Ref y(operand(b, dtype));
   PyObject* args[3] = {obj(cond), x.p, y.p};
@@ -879,6 +918,7 @@ Tensor where(
 
 Tensor cast(const Tensor& a, ScalarType dtype) {
   IgnoreFpErrors quiet;
+  BufferCacheScope cached(is_large(a));
   PyObject* r = PyArray_NewLikeArray(
       arr(a), NPY_CORDER, PyArray_DescrFromType(npy_type(dtype)), 0);
   Tensor out = wrap_array(check(r));
@@ -979,6 +1019,7 @@ Tensor softmax(const Tensor& a, int64_t dim, bool log) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  BufferCacheScope cached(is_large(a) || is_large(b));
   PyObject* args[2] = {obj(a), obj(b)};
   return wrap_array(check(PyObject_Vectorcall(np_.matmul, args, 2, nullptr)));
 }
