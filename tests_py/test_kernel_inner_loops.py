@@ -171,6 +171,9 @@ def test_floating_point_flags_do_not_reach_the_users_numpy():
         r = z / z  # invalid
         e = ng.exp(ng.full((8,), 1000.0))  # overflow
         assert np.isnan(r.numpy()).all() and np.isinf(e.numpy()).all()
+        big = ng.full((2, 2), 3e38)
+        assert np.isinf((big @ big).numpy()).all()  # overflow in matmul
+        assert np.isinf(big.sum().item()) and np.isinf(big.mean(0).numpy()).all()  # in reduce
         with np.errstate(all="raise"):
             a = np.ones(8, dtype=np.float32)
             np.add(a, a)

@@ -973,6 +973,7 @@ Tensor sum(
     const std::vector<int64_t>& dims,
     bool keepdim,
     ScalarType dtype) {
+  IgnoreFpErrors quiet;
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   Ref dt(dtype_obj(dtype));
   PyObject* args[4] = {obj(a), axes.p, dt.p, keepdim ? Py_True : Py_False};
@@ -1019,6 +1020,7 @@ Tensor softmax(const Tensor& a, int64_t dim, bool log) {
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  IgnoreFpErrors quiet;
   BufferCacheScope cached(is_large(a) || is_large(b));
   PyObject* args[2] = {obj(a), obj(b)};
   return wrap_array(check(PyObject_Vectorcall(np_.matmul, args, 2, nullptr)));
