@@ -264,34 +264,6 @@ PyObject* operand(const Tensor& t, ScalarType dtype) {
       PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
 }
 
-// A new C-contiguous array; a large one takes its data from the buffer cache.
-PyObject* new_array(int nd, npy_intp* dims, int type) {
-  if (np_.buffer_cache_handler != nullptr) {
-    std::size_t bytes = type == NPY_BOOL ? 1 : type == NPY_FLOAT32 ? 4 : 8;
-    for (int i = 0; i < nd; ++i) {
-      bytes *= static_cast<std::size_t>(dims[i]);
-    }
-    if (bytes >= buffer_cache::kMinCachedBytes) {
-      // The handler is a context variable: set only around this allocation,
-      // so the user's own NumPy arrays keep NumPy's allocator.
-      PyObject* previous = PyDataMem_SetHandler(np_.buffer_cache_handler);
-      if (previous == nullptr) {
-        return nullptr;
-      }
-      PyObject* a = PyArray_SimpleNew(nd, dims, type);
-      PyObject* ours = PyDataMem_SetHandler(previous);
-      Py_DECREF(previous);
-      if (ours == nullptr) {
-        Py_XDECREF(a);
-        return nullptr;
-      }
-      Py_DECREF(ours);
-      return a;
-    }
-  }
-  return PyArray_SimpleNew(nd, dims, type);
-}
-
 bool is_large(const Tensor& t) {
   return static_cast<std::size_t>(t.numel()) * element_size(t.dtype()) >=
          buffer_cache::kMinCachedBytes;
@@ -327,6 +299,16 @@ class BufferCacheScope {
  private:
   PyObject* previous_ = nullptr;
 };
+
+// A new C-contiguous array; a large one takes its data from the buffer cache.
+PyObject* new_array(int nd, npy_intp* dims, int type) {
+  std::size_t bytes = type == NPY_BOOL ? 1 : type == NPY_FLOAT32 ? 4 : 8;
+  for (int i = 0; i < nd; ++i) {
+    bytes *= static_cast<std::size_t>(dims[i]);
+  }
+  BufferCacheScope cached(bytes >= buffer_cache::kMinCachedBytes);
+  return PyArray_SimpleNew(nd, dims, type);
+}
 
 PyObject* dims_tuple(const std::vector<int64_t>& dims) {
   PyObject* tup = check(PyTuple_New(static_cast<Py_ssize_t>(dims.size())));

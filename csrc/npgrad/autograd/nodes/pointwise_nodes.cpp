@@ -33,29 +33,30 @@ bool can_write_into(const Tensor& target, const Tensor& other) {
          result_type(target, other) == target.dtype();
 }
 
-// a * b, written into a or b when it is a reusable temporary.
-Tensor mul_reusing(const Tensor& a, const Tensor& b) {
+// op(a, b), written into a or b when it is a reusable temporary; `recorded`
+// is the ordinary op otherwise.
+Tensor binary_reusing(
+    kernels::Binary op,
+    Tensor (*recorded)(const Tensor&, const Tensor&),
+    const Tensor& a,
+    const Tensor& b) {
   if (can_write_into(a, b)) {
-    kernels::binary_out(kernels::Binary::Mul, a, b, a);
+    kernels::binary_out(op, a, b, a);
     return a;
   }
   if (can_write_into(b, a)) {
-    kernels::binary_out(kernels::Binary::Mul, a, b, b);
+    kernels::binary_out(op, a, b, b);
     return b;
   }
-  return mul(a, b);
+  return recorded(a, b);
+}
+
+Tensor mul_reusing(const Tensor& a, const Tensor& b) {
+  return binary_reusing(kernels::Binary::Mul, mul, a, b);
 }
 
 Tensor div_reusing(const Tensor& a, const Tensor& b) {
-  if (can_write_into(a, b)) {
-    kernels::binary_out(kernels::Binary::Div, a, b, a);
-    return a;
-  }
-  if (can_write_into(b, a)) {
-    kernels::binary_out(kernels::Binary::Div, a, b, b);
-    return b;
-  }
-  return div(a, b);
+  return binary_reusing(kernels::Binary::Div, div, a, b);
 }
 
 // 1 - a, in place when a is a reusable temporary.
