@@ -6,8 +6,11 @@ The library under test is ``npgrad``; with ``NPGRAD_TESTS_AGAINST_TORCH=1`` it i
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import logging
 import os
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import numpy as np
@@ -122,6 +125,24 @@ def assert_same_error(
     assert phrase in str(expected.value), "the key phrase is not torch's"
     assert phrase in str(got.value)
     return got.value
+
+
+@contextlib.contextmanager
+def graph_debug_log(lib_: Any, caplog: Any) -> Iterator[Callable[[], list[Any]]]:
+    """Records ``lib_.autograd.graph``'s debug log in pytest's ``caplog`` for the
+    block; yields a function returning the records so far."""
+    name = lib_.__name__ + ".autograd.graph"
+    logger = logging.getLogger(name)
+    caplog.set_level(logging.DEBUG, logger=name)
+    propagate = logger.propagate
+    logger.propagate = False  # torch's loggers do not propagate; record exactly once
+    logger.addHandler(caplog.handler)
+    try:
+        caplog.clear()
+        yield lambda: [r for r in caplog.records if r.name == name]
+    finally:
+        logger.removeHandler(caplog.handler)
+        logger.propagate = propagate
 
 
 # ----------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from oracle import assert_close, run_both, to_np
+from oracle import assert_close, graph_debug_log, run_both, to_np
 
 CALLBACK_OUTSIDE = "Final callbacks can only be installed during backward pass."
 
@@ -206,14 +206,7 @@ LOG_LINE = re.compile(
 
 
 def _logged_backward(lib, caplog):
-    name = lib.__name__ + ".autograd.graph"
-    logger = logging.getLogger(name)
-    caplog.set_level(logging.DEBUG, logger=name)
-    propagate = logger.propagate
-    logger.propagate = False  # torch's loggers do not propagate; record exactly once
-    logger.addHandler(caplog.handler)
-    try:
-        caplog.clear()
+    with graph_debug_log(lib, caplog) as records:
 
         class TwoOutputs(lib.autograd.Function):
             @staticmethod
@@ -234,13 +227,8 @@ def _logged_backward(lib, caplog):
         lib.autograd.grad(z, [b], grad_outputs=lib.ones(3, dtype=lib.float64))
         first, _ = TwoOutputs.apply(lib.ones(3, requires_grad=True))
         first.sum().backward()
-        records = [r for r in caplog.records if r.name == name]
-        assert all(r.levelno == logging.DEBUG for r in records)
-        messages = [r.getMessage() for r in records]
-    finally:
-        logger.removeHandler(caplog.handler)
-        logger.propagate = propagate
-    return messages
+        assert all(r.levelno == logging.DEBUG for r in records())
+        return [r.getMessage() for r in records()]
 
 
 EXPECTED_LOG = [

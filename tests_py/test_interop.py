@@ -334,10 +334,22 @@ def test_version_counters_are_not_shared(ng, torch_ref):
 def test_from_dlpack_of_unsupported_dtype_is_type_error(torch_ref):
     import npgrad
 
-    with pytest.raises(TypeError, match="float32, float64, int64 or bool; got int32"):
+    with pytest.raises(TypeError, match="float16, float32, float64, int64 or bool; got int32"):
         npgrad.from_dlpack(torch_ref.arange(3, dtype=torch_ref.int32))
-    with pytest.raises(TypeError, match="got float16"):
-        npgrad.from_dlpack(np.zeros(2, np.float16))
+    with pytest.raises(TypeError, match="got uint8"):
+        npgrad.from_dlpack(np.zeros(2, np.uint8))
+
+
+def test_from_dlpack_shares_float16(ng, torch_ref):
+    src = np.zeros(3, np.float16)
+    t = ng.from_dlpack(src)
+    assert t.dtype == ng.float16
+    t[1] = 2.5
+    assert src[1] == 2.5
+    theirs = torch_ref.from_dlpack(t)
+    assert theirs.dtype == torch_ref.float16
+    theirs[2] = -1.0
+    assert src.tolist() == [0.0, 2.5, -1.0]
 
 
 @npgrad_only

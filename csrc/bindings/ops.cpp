@@ -639,6 +639,9 @@ void bind_ops(py::module_& m) {
   cls.def("float", [](const Tensor& a) {
     return ops::to_dtype(a, ScalarType::Float32);
   });
+  cls.def("half", [](const Tensor& a) {
+    return ops::to_dtype(a, ScalarType::Float16);
+  });
   cls.def("double", [](const Tensor& a) {
     return ops::to_dtype(a, ScalarType::Float64);
   });
@@ -697,7 +700,11 @@ void bind_ops(py::module_& m) {
             "fill_ only supports 0-dimension value tensor but got tensor with ",
             v.dim(),
             " dimensions.");
-        ops::fill_(self.cast<Tensor>(), kernels::item(v));
+        Tensor t = self.cast<Tensor>();
+        if (v.impl()->is_wrapped_number) {
+          ops::check_fill_value(kernels::item(v), t.dtype(), t.numel());
+        }
+        ops::fill_(t, kernels::item(v));
         return self;
       },
       "value"_a);
@@ -719,6 +726,14 @@ void bind_ops(py::module_& m) {
       "max"_a = py::none());
 
   // ---- Module functions ----
+  m.def(
+      "_check_fill_value",
+      [](double value, py::handle dtype, int64_t numel) {
+        ops::check_fill_value(value, dtype_from_object(dtype), numel);
+      },
+      "value"_a,
+      "dtype"_a,
+      "numel"_a);
   m.def(
       "add",
       [](const Tensor& a, py::handle b, double alpha) {

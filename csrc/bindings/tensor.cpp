@@ -24,19 +24,16 @@ struct DType {
 
 // Borrowed for the life of the process: a static py::object would be
 // destroyed after the interpreter has finalized.
-PyObject* dtype_objects[4];
+PyObject* dtype_objects[kNumScalarTypes];
 PyTypeObject* tensor_type = nullptr;
 
-const char* kNumpyNames[] = {"bool", "int64", "float32", "float64"};
+const char* const kNumpyNames[kNumScalarTypes] = {
+    "bool", "int64", "float16", "float32", "float64"};
 
 py::object array_of(const Tensor& t) {
   return py::reinterpret_borrow<py::object>(
       static_cast<PyObject*>(t.impl()->array.get()));
 }
-
-// torch names a gradient's dtype by its TypeMeta ('double') and the tensor's
-// grad_dtype by its ScalarType ('Float').
-const char* kGradTypeNames[] = {"bool", "long int", "float", "double"};
 
 void set_grad(const Tensor& self, py::handle value) {
   autograd::AutogradMeta& meta = autograd::materialize_autograd_meta(self);
@@ -53,7 +50,9 @@ void set_grad(const Tensor& self, py::handle value) {
   NPGRAD_CHECK(
       g.dtype() == self.dtype(),
       "attempting to assign a gradient with dtype '",
-      kGradTypeNames[static_cast<int>(g.dtype())],
+      // torch names the gradient's dtype by its TypeMeta ('double') and the
+      // tensor's grad_dtype by its ScalarType ('Float').
+      type_meta_name(g.dtype()),
       "' to a tensor with grad_dtype '",
       scalar_type_name(self.dtype()),
       "'. The gradient must match the tensor's grad_dtype (defaults to the "
@@ -184,7 +183,8 @@ py::object dtype_object(ScalarType t) {
 ScalarType dtype_from_object(py::handle obj) {
   NPGRAD_CHECK_TYPE(
       py::isinstance<DType>(obj),
-      "expected a dtype (npgrad.float32, float64, int64 or bool), got ",
+      "expected a dtype (npgrad.float32, float64, float16, int64 or bool), "
+      "got ",
       python_type_name(obj));
   return obj.cast<DType&>().type;
 }
@@ -232,16 +232,14 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly(
           "_numpy_name",
           [](const DType& d) { return kNumpyNames[static_cast<int>(d.type)]; })
+      // As torch's: the name, which pickle looks up as a global of the
+      // type's module (npgrad._C holds every dtype object).
       .def("__reduce__", [](const DType& d) {
-        return py::make_tuple(
-            py::module_::import("builtins").attr("getattr"),
-            py::make_tuple(
-                py::module_::import("npgrad"), dtype_name(d.type).substr(6)));
+        return dtype_name(d.type).substr(6);
       });
-  const char* names[] = {"bool", "int64", "float32", "float64"};
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kNumScalarTypes; ++i) {
     py::object d = py::cast(DType{static_cast<ScalarType>(i)});
-    m.attr(names[i]) = d;
+    m.attr(kNumpyNames[i]) = d;
     dtype_objects[i] = d.release().ptr();
   }
 

@@ -32,6 +32,7 @@ from ._C import (  # noqa: F401
     cos,
     div,
     exp,
+    float16,
     float32,
     float64,
     int64,
@@ -77,6 +78,7 @@ __version__ = "0.1.0"
 
 float = float32  # noqa: A001
 double = float64
+half = float16
 long = int64
 
 # ---------------------------------------------------------------- devices
@@ -165,6 +167,7 @@ def manual_seed(seed: int) -> None:
 
 
 _NP_TO_DTYPE = {
+    _np.dtype("float16"): float16,
     _np.dtype("float32"): float32,
     _np.dtype("float64"): float64,
     _np.dtype("int64"): int64,
@@ -177,7 +180,7 @@ def _np_dtype(d: dtype) -> _np.dtype:
 
 
 # torch's names of the dtypes in kernel errors ("not implemented for 'Long'").
-_DTYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
+_DTYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
 def _check_dtype(fname: str, d: Any) -> None:
@@ -246,7 +249,8 @@ def _infer_array(data: Any, dtype: dtype | None) -> _np.ndarray:
             _check_sequence(data)
         raise
     if dtype is not None:
-        return arr.astype(_np_dtype(dtype))
+        with _np.errstate(over="ignore"):  # as torch: too large for float16 is inf
+            return arr.astype(_np_dtype(dtype))
     kind = arr.dtype.kind
     if kind == "b":
         return arr.astype(_np.bool_)
@@ -254,7 +258,7 @@ def _infer_array(data: Any, dtype: dtype | None) -> _np.ndarray:
         return arr.astype(_np.int64)
     if kind == "f":
         # Python floats become the default dtype; NumPy arrays keep theirs.
-        keep = isinstance(data, _np.ndarray) and arr.dtype in (_np.float32, _np.float64)
+        keep = isinstance(data, _np.ndarray) and arr.dtype in (_np.float16, _np.float32, _np.float64)
         return arr if keep else arr.astype(_np.float32)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
@@ -266,7 +270,7 @@ def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_g
 
 
 def from_numpy(ndarray: _np.ndarray) -> Tensor:
-    """A tensor sharing memory with ``ndarray`` (float32/64, int64, bool)."""
+    """A tensor sharing memory with ``ndarray`` (float16/32/64, int64, bool)."""
     return Tensor._from_numpy(ndarray)
 
 
@@ -382,8 +386,12 @@ def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, devic
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     _check_dtype("full", dtype)
     if dtype is None:
-        dtype = _NP_TO_DTYPE[_infer_array(fill_value, None).dtype]
-    return _finish(_np.full(shape, fill_value, _np_dtype(dtype)), requires_grad)
+        with _np.errstate(over="ignore"):  # an overflowing float is torch's error below
+            dtype = _NP_TO_DTYPE[_infer_array(fill_value, None).dtype]
+    if isinstance(fill_value, (_builtins.int, _builtins.float)) and dtype.is_floating_point:
+        _C._check_fill_value(_builtins.float(fill_value), dtype, _builtins.int(_np.prod(shape)))
+    with _np.errstate(over="ignore"):  # the check above allows what torch rounds to inf
+        return _finish(_np.full(shape, fill_value, _np_dtype(dtype)), requires_grad)
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, dtype: dtype | None = None, device: Any = None,
@@ -423,7 +431,7 @@ def rand(*size: Any, dtype: dtype | None = None, device: Any = None, requires_gr
     """
     shape, dt = _size_args(size, "rand"), _default(dtype, "rand")
     _check_random_dtype("rand", dt)
-    return _finish(_generator.random(shape).astype(dt), requires_grad)
+    return _finish(_uniform(shape, dt), requires_grad)
 
 
 def randn(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
@@ -437,6 +445,14 @@ def randn(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     shape, dt = _size_args(size, "randn"), _default(dtype, "randn")
     _check_random_dtype("randn", dt)
     return _finish(_generator.standard_normal(shape).astype(dt), requires_grad)
+
+
+def _uniform(shape: tuple[int, ...], dt: _np.dtype) -> _np.ndarray:
+    """Uniform values in ``[0, 1)`` of dtype ``dt``. float16 draws multiples of
+    2**-11 (half's mantissa), as torch does, so that none rounds up to 1."""
+    if dt == _np.float16:
+        return (_generator.integers(0, 2**11, shape) * 2.0**-11).astype(dt)
+    return _generator.random(shape).astype(dt)
 
 
 def _like(t: Tensor, dtype: dtype | None, fname: str = "zeros_like") -> tuple[tuple[int, ...], _np.dtype]:
@@ -487,7 +503,7 @@ def rand_like(input: Tensor, dtype: dtype | None = None, device: Any = None, req
     """
     shape, dt = _like(input, dtype, "rand_like")
     _check_random_dtype("rand_like", dt)
-    return _finish(_generator.random(shape).astype(dt), requires_grad)
+    return _finish(_uniform(shape, dt), requires_grad)
 
 
 def randn_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: _builtins.bool = False) -> Tensor:
@@ -595,8 +611,8 @@ from . import _tensor_docs, _torch_docs  # noqa: E402,F401
 
 __all__ = [
     "Size", "Tensor", "abs", "add", "arange", "bool", "cat", "clamp", "clone", "cos", "device",
-    "div", "double", "dtype", "empty", "empty_like", "enable_grad", "exp", "float", "float32",
-    "float64", "from_dlpack", "from_numpy", "full", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor", "log",
+    "div", "double", "dtype", "empty", "empty_like", "enable_grad", "exp", "float", "float16", "float32",
+    "float64", "from_dlpack", "from_numpy", "full", "half", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor", "log",
     "log_softmax", "long", "manual_seed", "matmul", "max", "mean", "min", "mm", "mul", "neg",
     "no_grad", "ones", "ones_like", "permute", "pow", "rand", "rand_like", "randn",
     "randn_like", "reciprocal", "relu", "reshape", "set_anomaly_enabled", "set_grad_enabled", "sigmoid", "sin",

@@ -78,8 +78,8 @@ tensor([5., 0., 0.])
 
 add_docstr_all(
     "dtype",
-    """The element type: ``npgrad.float32`` (the default), ``float64``, ``int64``
-or ``bool``.
+    """The element type: ``npgrad.float32`` (the default), ``float64``,
+``float16``, ``int64`` or ``bool``.
 
 >>> import npgrad as torch
 >>> torch.tensor([1.0]).dtype
@@ -141,7 +141,8 @@ add_docstr_all(
 
 add_docstr_all(
     "is_floating_point",
-    """Whether the dtype is ``float32`` or ``float64`` (only those can require grad).
+    """Whether the dtype is ``float16``, ``float32`` or ``float64`` (only those
+can require grad).
 
 >>> import npgrad as torch
 >>> torch.tensor([1, 2]).is_floating_point()
@@ -812,6 +813,7 @@ True
 for _name, _dtype, _data, _out in (
     ("float", "float32", "[1, 2]", "tensor([1., 2.])"),
     ("double", "float64", "[1, 2]", "tensor([1., 2.], dtype=torch.float64)"),
+    ("half", "float16", "[1, 2]", "tensor([1., 2.], dtype=torch.float16)"),
     ("long", "int64", "[1.5, -2.5]", "tensor([ 1, -2])"),
     ("bool", "bool", "[0.0, 2.0]", "tensor([False,  True])"),
 ):

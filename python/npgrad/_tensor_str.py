@@ -118,8 +118,8 @@ def tensor_repr(t: object, prefix: str = "tensor(") -> str:
         fmt = _Formatter(_summarized_values(values) if summarize else values)
         body = _tensor_str(values, indent, fmt, summarize)
     dtype = t.dtype  # type: ignore[attr-defined]
-    if repr(dtype) == "torch.float64":
-        suffixes.append("dtype=torch.float64")
+    if repr(dtype) not in ("torch.float32", "torch.int64", "torch.bool"):  # the defaults
+        suffixes.append(f"dtype={dtype!r}")
     grad_fn = t.grad_fn  # type: ignore[attr-defined]
     if grad_fn is not None:
         name = type(grad_fn).__name__

@@ -383,7 +383,8 @@ True
 add_docstr(
     _C.dtype,
     """The type of the elements of a tensor: ``npgrad.float32``, ``float64``,
-``int64`` or ``bool``. Prints as torch's (``torch.float32``).
+``float16`` (also ``npgrad.half``), ``int64`` or ``bool``. Prints as torch's
+(``torch.float32``).
 
 >>> import npgrad as torch
 >>> torch.float64, torch.float64.is_floating_point, torch.float64.itemsize

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <initializer_list>
 #include <string>
@@ -228,12 +229,79 @@ int npy_type(ScalarType t) {
       return NPY_BOOL;
     case ScalarType::Int64:
       return NPY_INT64;
+    case ScalarType::Float16:
+      return NPY_FLOAT16;
     case ScalarType::Float32:
       return NPY_FLOAT32;
     case ScalarType::Float64:
       return NPY_FLOAT64;
   }
   return NPY_FLOAT32;
+}
+
+// A double as the nearest float; a finite value beyond float's range becomes
+// inf, as NumPy and torch round it (the plain conversion would be UB).
+float to_float(double v) {
+  if (std::abs(v) > static_cast<double>(FLT_MAX) && std::isfinite(v)) {
+    return v > 0 ? HUGE_VALF : -HUGE_VALF;
+  }
+  return static_cast<float>(v);
+}
+
+// IEEE binary16 <-> float, for the scalar reads and writes the kernels do
+// themselves (item, fill); all arithmetic on float16 is NumPy's. A double
+// becomes a half through float, as c10::Half converts it.
+float half_to_float(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu;
+  uint32_t mantissa = h & 0x3ffu;
+  uint32_t bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | (mantissa << 13);  // inf, nan
+  } else if (exponent != 0) {
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  } else if (mantissa == 0) {
+    bits = sign;
+  } else {  // subnormal: normalise into float's wider exponent range
+    uint32_t e = 113;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((mantissa & 0x3ffu) << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+// Round to nearest even, overflow to inf, nan stays nan.
+uint16_t float_to_half(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  auto sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  bits &= 0x7fffffffu;
+  if (bits >= 0x7f800000u) {
+    return sign | (bits > 0x7f800000u ? 0x7e00 : 0x7c00);
+  }
+  if (bits >= 0x477ff000u) {  // 65520 and above round to inf
+    return sign | 0x7c00;
+  }
+  if (bits < 0x38800000u) {
+    // Below half's smallest normal: adding 0.5 lets the FPU round the value
+    // to a multiple of 2^-24 (half's subnormal step) in float's mantissa.
+    constexpr uint32_t kMagic = 126u << 23;  // 0.5f
+    float magic, sum, x;
+    std::memcpy(&magic, &kMagic, sizeof magic);
+    std::memcpy(&x, &bits, sizeof x);
+    sum = x + magic;
+    uint32_t sum_bits;
+    std::memcpy(&sum_bits, &sum, sizeof sum_bits);
+    return sign | static_cast<uint16_t>(sum_bits - kMagic);
+  }
+  uint32_t odd = (bits >> 13) & 1u;
+  bits += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;
+  return sign | static_cast<uint16_t>(bits >> 13);
 }
 
 PyArrayObject* arr(const Tensor& t) {
@@ -302,7 +370,10 @@ class BufferCacheScope {
 
 // A new C-contiguous array; a large one takes its data from the buffer cache.
 PyObject* new_array(int nd, npy_intp* dims, int type) {
-  std::size_t bytes = type == NPY_BOOL ? 1 : type == NPY_FLOAT32 ? 4 : 8;
+  std::size_t bytes = type == NPY_BOOL      ? 1
+                      : type == NPY_FLOAT16 ? 2
+                      : type == NPY_FLOAT32 ? 4
+                                            : 8;
   for (int i = 0; i < nd; ++i) {
     bytes *= static_cast<std::size_t>(dims[i]);
   }
@@ -493,6 +564,9 @@ Tensor wrap_array(void* ndarray) {
     case NPY_INT64:
       impl->dtype = ScalarType::Int64;
       break;
+    case NPY_FLOAT16:
+      impl->dtype = ScalarType::Float16;
+      break;
     case NPY_FLOAT32:
       impl->dtype = ScalarType::Float32;
       break;
@@ -504,7 +578,8 @@ Tensor wrap_array(void* ndarray) {
       Py_DECREF(o);
       throw TypeError(
           "can't convert np.ndarray of type " + type_name +
-          ". The only supported types are: float64, float32, int64, and bool.");
+          ". The only supported types are: float64, float32, float16, int64, "
+          "and bool.");
     }
   }
   impl->array = ArrayHandle::steal(o);
@@ -580,6 +655,8 @@ double item(const Tensor& t) {
       return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
     case ScalarType::Int64:
       return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16:
+      return half_to_float(*reinterpret_cast<const uint16_t*>(p));
     case ScalarType::Float32:
       return *reinterpret_cast<const float*>(p);
     case ScalarType::Float64:
@@ -618,12 +695,7 @@ bool loop_operand(
       op.value64 = v;
       op.data = reinterpret_cast<char*>(&op.value64);
     } else {
-      // NumPy rounds a Python float to float32 the same way; a finite value
-      // beyond float32's range becomes inf (the conversion would be UB).
-      op.value32 =
-          std::abs(v) > static_cast<double>(FLT_MAX) && std::isfinite(v)
-              ? (v > 0 ? HUGE_VALF : -HUGE_VALF)
-              : static_cast<float>(v);
+      op.value32 = to_float(v);  // as NumPy rounds a Python float
       op.data = reinterpret_cast<char*>(&op.value32);
     }
     op.step = 0;
@@ -778,7 +850,32 @@ bool try_unary_loop(
 
 }  // namespace
 
+// Note [float16 computes in float32 where torch does]
+// NumPy's float16 ufunc loops convert each element to float, compute and round
+// once, which is what torch's CPU kernels do, so pointwise ops on float16 are
+// NumPy's. Where npgrad composes a result from several NumPy steps (sigmoid,
+// softmax) or NumPy would round between steps (a reduction's partial sums
+// along a non-contiguous axis), float16 inputs are computed in float32 and
+// rounded once at the end, as torch accumulates half in float: otherwise each
+// intermediate rounding adds an error of up to 2^-11. matmul also goes
+// through float32, where NumPy has BLAS. Multiplying or dividing by a scalar
+// (a Python number or a 0-dim tensor of another dtype as the second operand)
+// is the other case: torch's mul and div kernels read the scalar's original
+// value in float, where NumPy would first round it to float16 (x * 0.1
+// differs in the last bit for a third of all x). torch's add, sub and pow
+// round the scalar to float16 first, as NumPy does.
+namespace {
+bool scalar_in_float32(Binary op, const Tensor& b, ScalarType compute) {
+  return compute == ScalarType::Float16 &&
+         (op == Binary::Mul || op == Binary::Div) && b.dim() == 0 &&
+         b.dtype() != compute;
+}
+}  // namespace
+
 Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
+  if (scalar_in_float32(op, b, compute)) {
+    return cast(binary(op, a, b, ScalarType::Float32), compute);
+  }
   Tensor fast;
   if (try_binary_loop(op, a, b, compute, nullptr, &fast)) {
     return fast;
@@ -796,6 +893,10 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
 void binary_out(
     Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
   ScalarType compute = out.dtype();
+  if (scalar_in_float32(op, b, compute)) {
+    copy_into(out, binary(op, a, b, ScalarType::Float32));
+    return;
+  }
   if (try_binary_loop(op, a, b, compute, &out, nullptr)) {
     return;
   }
@@ -807,12 +908,45 @@ void binary_out(
       np_.binary[static_cast<int>(op)], args, 2, np_.kw_out)));
 }
 
+Tensor binary_with_alpha(
+    Binary op,
+    const Tensor& a,
+    const Tensor& b,
+    double alpha,
+    ScalarType compute) {
+  if (alpha == 1) {
+    return binary(op, a, b, compute);
+  }
+  if (compute != ScalarType::Float16) {
+    Tensor scaled = binary(
+        Binary::Mul,
+        b,
+        scalar_tensor(alpha, ScalarType::Float64, true),
+        compute);
+    return binary(op, a, scaled, compute);
+  }
+  // See Note [float16 computes in float32 where torch does]: torch rounds
+  // alpha to float16, then computes a + alpha * b in float.
+  constexpr ScalarType f32 = ScalarType::Float32;
+  double rounded = half_to_float(float_to_half(to_float(alpha)));
+  Tensor scaled = binary(
+      Binary::Mul,
+      cast(b, f32),
+      scalar_tensor(rounded, ScalarType::Float64, true),
+      f32);
+  return cast(binary(op, a, scaled, f32), compute);
+}
+
 Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
   Tensor fast;
   if (try_unary_loop(op, a, compute, nullptr, &fast)) {
     return fast;
   }
   IgnoreFpErrors quiet;
+  if (op == Unary::Sigmoid && compute == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    return cast(unary(op, a, ScalarType::Float32), compute);
+  }
   BufferCacheScope cached(is_large(a));
   Ref x(operand(a, compute));
   if (op == Unary::Sigmoid) {
@@ -889,6 +1023,7 @@ Tensor clamp(
 
 Tensor where(
     const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
+  IgnoreFpErrors quiet;  // casting a float into float16 may overflow to inf
   BufferCacheScope cached(is_large(cond) || is_large(a) || is_large(b));
   Ref x(operand(a, dtype));
   Ref y(operand(b, dtype));
@@ -911,6 +1046,7 @@ Tensor cast(const Tensor& a, ScalarType dtype) {
 }
 
 void copy_into(const Tensor& dst, const Tensor& src) {
+  IgnoreFpErrors quiet;
   PyObject* args[3] = {obj(dst), obj(src), np_.str_unsafe};
   Py_XDECREF(check(PyObject_Vectorcall(np_.copyto, args, 2, np_.kw_casting)));
 }
@@ -934,13 +1070,16 @@ void fill(const Tensor& dst, double value) {
       case ScalarType::Int64:
         return fill_contiguous<int64_t>(
             dst.data_ptr(), n, static_cast<int64_t>(value));
+      case ScalarType::Float16:
+        return fill_contiguous<uint16_t>(
+            dst.data_ptr(), n, float_to_half(to_float(value)));
       case ScalarType::Float32:
-        return fill_contiguous<float>(
-            dst.data_ptr(), n, static_cast<float>(value));
+        return fill_contiguous<float>(dst.data_ptr(), n, to_float(value));
       case ScalarType::Float64:
         return fill_contiguous<double>(dst.data_ptr(), n, value);
     }
   }
+  IgnoreFpErrors quiet;  // a float too large for float16 becomes inf
   Ref v(
       is_floating(dst.dtype())
           ? PyFloat_FromDouble(value)
@@ -956,6 +1095,11 @@ Tensor sum(
     bool keepdim,
     ScalarType dtype) {
   IgnoreFpErrors quiet;
+  if (dtype == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    Tensor input = a.dtype() == dtype ? a : cast(a, dtype);
+    return cast(sum(input, dims, keepdim, ScalarType::Float32), dtype);
+  }
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   Ref dt(dtype_obj(dtype));
   PyObject* args[4] = {obj(a), axes.p, dt.p, keepdim ? Py_True : Py_False};
@@ -986,6 +1130,10 @@ Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
 
 Tensor softmax(const Tensor& a, int64_t dim, bool log) {
   IgnoreFpErrors quiet;
+  if (a.dtype() == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    return cast(softmax(cast(a, ScalarType::Float32), dim, log), a.dtype());
+  }
   // shifted = a - max(a, dim); softmax = exp(shifted) / sum(exp(shifted));
   // log_softmax = shifted - log(sum(exp(shifted))).
   Tensor m = amax(a, {dim}, true, true);
@@ -1003,6 +1151,12 @@ Tensor softmax(const Tensor& a, int64_t dim, bool log) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   IgnoreFpErrors quiet;
+  if (a.dtype() == ScalarType::Float16 && b.dtype() == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does]. NumPy's own
+    // float16 matmul is a scalar loop without BLAS.
+    constexpr ScalarType f32 = ScalarType::Float32;
+    return cast(matmul(cast(a, f32), cast(b, f32)), ScalarType::Float16);
+  }
   BufferCacheScope cached(is_large(a) || is_large(b));
   PyObject* args[2] = {obj(a), obj(b)};
   return wrap_array(check(PyObject_Vectorcall(np_.matmul, args, 2, nullptr)));

@@ -63,6 +63,14 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute);
 /// Writes op(a, b) into out (broadcast to out's shape).
 void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor unary(Unary op, const Tensor& a, ScalarType compute);
+/// a op alpha * b for op Add or Sub. float16 is computed in float32 and
+/// rounded once, as torch's add kernel does.
+Tensor binary_with_alpha(
+    Binary op,
+    const Tensor& a,
+    const Tensor& b,
+    double alpha,
+    ScalarType compute);
 void unary_out(Unary op, const Tensor& a, const Tensor& out);
 /// clamp with optional bounds (NaN propagates).
 Tensor clamp(

@@ -17,6 +17,9 @@
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
 
+#include <cfloat>
+#include <cmath>
+
 namespace npgrad::ops {
 
 using namespace npgrad::autograd;
@@ -174,15 +177,21 @@ void binary_(
       kernels::Binary::Sub,
       kernels::Binary::Mul,
       kernels::Binary::Div};
-  Tensor operand = other;
-  if (alpha != 1) {
-    operand = kernels::binary(
-        kernels::Binary::Mul,
-        other,
-        wrapped_scalar(alpha, ScalarType::Float64),
-        result_type(self, other));
+  kernels::Binary kop = kOps[static_cast<int>(op)];
+  ScalarType dt = result_type(self, other);
+  if (alpha != 1 && dt == ScalarType::Float16) {
+    kernels::copy_into(
+        self, kernels::binary_with_alpha(kop, self, other, alpha, dt));
+  } else {
+    Tensor operand = alpha == 1
+                         ? other
+                         : kernels::binary(
+                               kernels::Binary::Mul,
+                               other,
+                               wrapped_scalar(alpha, ScalarType::Float64),
+                               dt);
+    kernels::binary_out(kop, self, operand, self);
   }
-  kernels::binary_out(kOps[static_cast<int>(op)], self, operand, self);
   finish_inplace(self, node);
 }
 
@@ -259,6 +268,19 @@ void fill_(const Tensor& self, double value) {
   }
   kernels::fill(self, value);
   finish_inplace(self, node);
+}
+
+void check_fill_value(double value, ScalarType dtype, int64_t numel) {
+  double max = dtype == ScalarType::Float16   ? 65504.0
+               : dtype == ScalarType::Float32 ? static_cast<double>(FLT_MAX)
+                                              : 0;
+  // torch's one-element float16 fill converts without the check.
+  bool checked = max > 0 && !(dtype == ScalarType::Float16 && numel == 1);
+  NPGRAD_CHECK(
+      !checked || !std::isfinite(value) || std::abs(value) <= max,
+      "value cannot be converted to type ",
+      type_meta_name(dtype),
+      " without overflow");
 }
 
 void fill_(const Tensor& self, const Tensor& value) {

@@ -12,13 +12,12 @@ using namespace npgrad::autograd;
 
 namespace {
 void check_same_dtype(const Tensor& a, const Tensor& b) {
-  static const char* kNames[] = {"bool", "long int", "float", "double"};
   NPGRAD_CHECK(
       a.dtype() == b.dtype(),
       "expected m1 and m2 to have the same dtype, but got: ",
-      kNames[static_cast<int>(a.dtype())],
+      type_meta_name(a.dtype()),
       " != ",
-      kNames[static_cast<int>(b.dtype())]);
+      type_meta_name(b.dtype()));
 }
 
 template <typename NodeT>

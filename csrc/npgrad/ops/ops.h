@@ -149,6 +149,9 @@ void binary_(
 enum class InplaceUnary { Sin, Cos, Exp, Relu, Zero };
 void unary_(InplaceUnary op, const Tensor& self);
 void fill_(const Tensor& self, double value);
+/// torch's check on a Python number written into `numel` elements of `dtype`
+/// (fill_, full): a finite value beyond the dtype's range is an error.
+void check_fill_value(double value, ScalarType dtype, int64_t numel);
 /// fill_ with a 0-dim tensor (FillBackward3: the value gets grad.sum()).
 void fill_(const Tensor& self, const Tensor& value);
 void copy_(const Tensor& self, const Tensor& src);

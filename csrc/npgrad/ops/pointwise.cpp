@@ -109,14 +109,8 @@ Tensor unary_op(Unary op, const Tensor& a, bool saves_result) {
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, double alpha) {
-  ScalarType dt = result_type(a, b);
-  Tensor out = alpha == 1
-                   ? kernels::binary(Binary::Add, a, b, dt)
-                   : kernels::binary(
-                         Binary::Add,
-                         a,
-                         kernels::binary(Binary::Mul, b, scalar_of(alpha), dt),
-                         dt);
+  Tensor out =
+      kernels::binary_with_alpha(Binary::Add, a, b, alpha, result_type(a, b));
   if (compute_requires_grad({&a, &b})) {
     record<AddBackward0>(out, {&a, &b})->alpha = alpha;
   }
@@ -124,14 +118,8 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
-  ScalarType dt = result_type(a, b);
-  Tensor out = alpha == 1
-                   ? kernels::binary(Binary::Sub, a, b, dt)
-                   : kernels::binary(
-                         Binary::Sub,
-                         a,
-                         kernels::binary(Binary::Mul, b, scalar_of(alpha), dt),
-                         dt);
+  Tensor out =
+      kernels::binary_with_alpha(Binary::Sub, a, b, alpha, result_type(a, b));
   if (compute_requires_grad({&a, &b})) {
     record<SubBackward0>(out, {&a, &b})->alpha = alpha;
   }

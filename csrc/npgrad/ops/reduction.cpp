@@ -101,14 +101,25 @@ Tensor sum(
   return out;
 }
 
+namespace {
+// sum / n. torch's CPU mean divides a float16 sum while it is still in float32
+// and rounds once (see Note [float16 computes in float32 where torch does]).
+Tensor mean_values(
+    const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
+  bool half = a.dtype() == ScalarType::Float16;
+  Tensor out =
+      kernels::sum(a, dims, keepdim, half ? ScalarType::Float32 : a.dtype());
+  double n = static_cast<double>(a.numel()) /
+             static_cast<double>(std::max<int64_t>(out.numel(), 1));
+  kernels::binary_out(
+      kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
+  return half ? kernels::cast(out, a.dtype()) : out;
+}
+}  // namespace
+
 Tensor mean(const Tensor& a) {
   check_float_for_mean(a);
-  Tensor out = kernels::sum(a, {}, false, a.dtype());
-  kernels::binary_out(
-      kernels::Binary::Div,
-      out,
-      wrapped_scalar(static_cast<double>(a.numel()), ScalarType::Float64),
-      out);
+  Tensor out = mean_values(a, {}, false);
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<MeanBackward0>());
     node->self_sizes = a.sizes();
@@ -120,11 +131,7 @@ Tensor mean(const Tensor& a) {
 Tensor mean(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
   check_float_for_mean(a);
   dims = wrap_dims(std::move(dims), a.dim());
-  Tensor out = kernels::sum(a, dims, keepdim, a.dtype());
-  double n = static_cast<double>(a.numel()) /
-             static_cast<double>(std::max<int64_t>(out.numel(), 1));
-  kernels::binary_out(
-      kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
+  Tensor out = mean_values(a, dims, keepdim);
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<MeanBackward1>());
     node->dims = dims;

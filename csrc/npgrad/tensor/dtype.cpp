@@ -8,6 +8,8 @@ std::size_t element_size(ScalarType t) {
   switch (t) {
     case ScalarType::Bool:
       return 1;
+    case ScalarType::Float16:
+      return 2;
     case ScalarType::Float32:
       return 4;
     case ScalarType::Int64:
@@ -23,6 +25,8 @@ std::string dtype_name(ScalarType t) {
       return "torch.bool";
     case ScalarType::Int64:
       return "torch.int64";
+    case ScalarType::Float16:
+      return "torch.float16";
     case ScalarType::Float32:
       return "torch.float32";
     case ScalarType::Float64:
@@ -37,6 +41,8 @@ std::string legacy_type_name(ScalarType t) {
       return "torch.BoolTensor";
     case ScalarType::Int64:
       return "torch.LongTensor";
+    case ScalarType::Float16:
+      return "torch.HalfTensor";
     case ScalarType::Float32:
       return "torch.FloatTensor";
     case ScalarType::Float64:
@@ -46,7 +52,14 @@ std::string legacy_type_name(ScalarType t) {
 }
 
 const char* scalar_type_name(ScalarType t) {
-  static const char* kNames[] = {"Bool", "Long", "Float", "Double"};
+  static const char* const kNames[kNumScalarTypes] = {
+      "Bool", "Long", "Half", "Float", "Double"};
+  return kNames[static_cast<int>(t)];
+}
+
+const char* type_meta_name(ScalarType t) {
+  static const char* const kNames[kNumScalarTypes] = {
+      "bool", "long int", "c10::Half", "float", "double"};
   return kNames[static_cast<int>(t)];
 }
 
@@ -56,6 +69,8 @@ std::string dtype_abbrev(ScalarType t) {
       return "b8";
     case ScalarType::Int64:
       return "i64";
+    case ScalarType::Float16:
+      return "f16";
     case ScalarType::Float32:
       return "f32";
     case ScalarType::Float64:

@@ -517,7 +517,7 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
 
 # ------------------------------------------------------------- debug logging
 
-_DTYPE_ABBRS = {"torch.float32": "f32", "torch.float64": "f64", "torch.int64": "i64", "torch.bool": "b8"}
+_DTYPE_ABBRS = {"torch.float16": "f16", "torch.float32": "f32", "torch.float64": "f64", "torch.int64": "i64", "torch.bool": "b8"}
 
 
 def _register_logging_hooks_on_whole_graph(t_outputs: Sequence[Any]) -> Callable[[], None]:

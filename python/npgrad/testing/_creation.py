@@ -64,7 +64,7 @@ def make_tensor(
         )
     npgrad.device(device)  # rejects anything but the CPU, as npgrad does everywhere
 
-    floating = dtype in (_C.float32, _C.float64)
+    floating = dtype in (_C.float16, _C.float32, _C.float64)
     integral = dtype in (_C.int64, _C.bool)
     if not (floating or integral):
         raise TypeError(

@@ -171,7 +171,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
     ``copy=False`` never copies, ``None`` copies only if needed; ``device`` may
     only name the CPU. Passing ``device`` or ``copy`` with a bare capsule is an
     ``AssertionError``, as in torch. Deviation from torch: npgrad tensors are
-    float32, float64, int64 or bool, so other dtypes raise ``TypeError``.
+    float16, float32, float64, int64 or bool, so other dtypes raise ``TypeError``.
 
     >>> import numpy as np, npgrad
     >>> src = np.arange(4.0).reshape(2, 2).T   # strided views work too
@@ -200,8 +200,8 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
         arr = np.asarray(_WritableAlias(arr))
     if copy and not producer_copied:  # an old producer ignored copy=True
         arr = arr.copy()
-    if arr.dtype not in (np.float32, np.float64, np.int64, np.bool_):
+    if arr.dtype not in (np.float16, np.float32, np.float64, np.int64, np.bool_):
         raise TypeError(
-            f"npgrad.from_dlpack: npgrad tensors are float32, float64, int64 or bool; "
+            f"npgrad.from_dlpack: npgrad tensors are float16, float32, float64, int64 or bool; "
             f"got {arr.dtype}")
     return Tensor._from_numpy(arr)
