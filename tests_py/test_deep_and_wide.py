@@ -125,10 +125,6 @@ def test_deep_chain_saved_tensors_freed_by_backward(ng):
     assert np.isfinite(x.grad.item())
 
 
-@pytest.mark.xfail(
-    not oracle.AGAINST_TORCH, strict=True,
-    reason="known npgrad gap: no PyObject preservation; a tensor held only by the graph "
-    "loses its Python wrapper (and its attributes)")
 def test_saved_tensor_keeps_its_python_object_alive(ng):
     """What makes the weakref checks above meaningful: as in torch (PyObject
     preservation), a tensor the graph still holds keeps its Python object, so a

@@ -9,8 +9,16 @@
 
 namespace py = pybind11;
 
+namespace npgrad::bindings {
+/// Note [PyObject preservation]: the TensorImpl `impl` owns `obj`; gives the
+/// object back its owning reference to impl (returned) and drops impl's.
+std::shared_ptr<TensorImpl> reclaim_pyobj(PyObject* obj, TensorImpl* impl);
+}  // namespace npgrad::bindings
+
 // npgrad::Tensor <-> the Python Tensor object (a pybind11 instance holding
-// shared_ptr<TensorImpl>); an undefined Tensor is None.
+// shared_ptr<TensorImpl>); an undefined Tensor is None. A Python object that
+// its TensorImpl owns (Note [PyObject preservation]) is taken back by either
+// direction.
 namespace pybind11::detail {
 template <>
 struct type_caster<npgrad::Tensor> {
@@ -24,16 +32,26 @@ struct type_caster<npgrad::Tensor> {
     if (!caster.load(src, convert)) {
       return false;
     }
-    value = npgrad::Tensor(
-        static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster));
+    auto& impl = static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster);
+    if (impl->owned_pyobj != nullptr) {
+      // Reached through a weakref: its holder does not own impl.
+      value = npgrad::Tensor(
+          npgrad::bindings::reclaim_pyobj(src.ptr(), impl.get()));
+    } else {
+      value = npgrad::Tensor(impl);
+    }
     return true;
   }
   static handle cast(const npgrad::Tensor& t, return_value_policy, handle) {
     if (!t.defined()) {
       return none().release();
     }
-    return type_caster<std::shared_ptr<npgrad::TensorImpl>>::cast(
+    handle obj = type_caster<std::shared_ptr<npgrad::TensorImpl>>::cast(
         t.impl_ptr(), return_value_policy::take_ownership, handle());
+    if (obj && t.impl()->owned_pyobj != nullptr) {
+      npgrad::bindings::reclaim_pyobj(obj.ptr(), t.impl());
+    }
+    return obj;
   }
 };
 // Shapes (SmallVector) convert like std::vector: from any sequence of ints,
@@ -56,6 +74,9 @@ void bind_docstrings(py::module_& m);
 /// Note [GC visibility]: tp_traverse/tp_clear of the tensor and node types
 /// (pybind11 custom_type_setup callbacks), and _C._collect_autograd_cycles.
 void setup_tensor_type_gc(PyHeapTypeObject* heap_type);
+/// Note [PyObject preservation]: the tensor type's dealloc, and the release
+/// of an owned object by ~TensorImpl.
+void install_pyobject_preservation(PyTypeObject* tensor_type);
 void setup_node_type_gc(PyHeapTypeObject* heap_type);
 /// For other py::dynamic_attr() types (a Python subclass's instance dict is
 /// visited once).

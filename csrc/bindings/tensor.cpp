@@ -249,6 +249,8 @@ void bind_tensor(py::module_& m) {
       py::dynamic_attr(),
       py::custom_type_setup(setup_tensor_type_gc));
   tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  // After PyType_Ready, which sets the dealloc it wraps.
+  install_pyobject_preservation(tensor_type);
 
   cls.def_static(
          "_from_numpy",

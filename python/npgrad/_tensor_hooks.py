@@ -25,10 +25,15 @@ def register_hook(self: Any, hook: Callable[..., Any]) -> RemovableHandle:
     """
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    # Read grad_fn first: for a view whose base was modified in place since,
+    # this regenerates its history, which drops the hooks dict bound to the
+    # old grad_fn (torch reads it only after creating the dict, and then
+    # registers a None dict: a crash in torch 2.13).
+    grad_fn = self.grad_fn
     if self._backward_hooks is None:
         self._backward_hooks = OrderedDict()
-        if self.grad_fn is not None:
-            self.grad_fn._register_hook_dict(self)
+        if grad_fn is not None:
+            grad_fn._register_hook_dict(self)
     handle = RemovableHandle(self._backward_hooks)
     self._backward_hooks[handle.id] = hook
     return handle

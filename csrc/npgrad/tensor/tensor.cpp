@@ -21,7 +21,29 @@ ArrayHandle::~ArrayHandle() {
 }
 
 TensorImpl::TensorImpl() = default;
-TensorImpl::~TensorImpl() = default;
+void (*release_owned_pyobj)(TensorImpl& impl) = nullptr;
+
+TensorImpl::~TensorImpl() {
+  // First, while every field is intact: the object's dealloc runs Python code
+  // (its __dict__'s finalizers), and the object may even take the state over.
+  if (owned_pyobj != nullptr && release_owned_pyobj != nullptr) {
+    release_owned_pyobj(*this);
+  }
+}
+
+void TensorImpl::move_state_to(TensorImpl& dst) {
+  dst.array = std::move(array);
+  dst.data = data;
+  dst.sizes = std::move(sizes);
+  dst.strides = std::move(strides);
+  dst.dtype = dtype;
+  dst.is_wrapped_number = is_wrapped_number;
+  dst.version_counter = std::move(version_counter);
+  dst.view_base = std::move(view_base);
+  dst.creation_meta = creation_meta;
+  dst.attr_version = attr_version;
+  dst.autograd_meta = std::move(autograd_meta);
+}
 
 int64_t Tensor::size(int64_t d) const {
   return impl_->sizes[maybe_wrap_dim(d, dim())];

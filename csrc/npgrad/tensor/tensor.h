@@ -69,7 +69,18 @@ enum class CreationMeta : uint8_t {
 
 class Tensor;
 
-struct TensorImpl {
+// Note [PyObject preservation]
+// As in torch, a tensor's Python object lives as long as the tensor does, not
+// only as long as Python references it: when the last Python reference goes
+// while C++ still holds the TensorImpl (a saved variable, a .grad, a view's
+// base), the object's dealloc resurrects it and hands it to the TensorImpl
+// (owned_pyobj), and the object's own reference to the TensorImpl becomes
+// non-owning, so there is no cycle. Handing the tensor back to Python (or
+// Python reaching the object again, e.g. through a weakref, and passing it to
+// npgrad) flips ownership back. So attributes set on a tensor, its weakrefs
+// and `is` identity survive a round trip through the graph, and the object is
+// freed when the TensorImpl is (csrc/bindings/pyobject_preservation.cpp).
+struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   TensorImpl();
   ~TensorImpl();
   TensorImpl(const TensorImpl&) = delete;
@@ -90,7 +101,18 @@ struct TensorImpl {
   // Counter value when this view's grad_fn was last set (lazy regeneration).
   uint32_t attr_version = 0;
   std::unique_ptr<autograd::AutogradMeta> autograd_meta;
+  // The Python object this TensorImpl owns (Note [PyObject preservation]);
+  // null while Python owns the object, or when there is none.
+  void* owned_pyobj = nullptr;
+
+  /// Moves every field into `dst` (an object that outlives this TensorImpl
+  /// takes its state over); keep in step with the fields above.
+  void move_state_to(TensorImpl& dst);
 };
+
+/// Releases impl.owned_pyobj from ~TensorImpl; set by the bindings (the core
+/// never creates Python objects itself).
+extern void (*release_owned_pyobj)(TensorImpl& impl);
 
 /// A shared handle; the default-constructed Tensor is "undefined" (None).
 class Tensor {

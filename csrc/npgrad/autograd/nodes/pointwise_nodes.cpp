@@ -34,12 +34,15 @@ bool can_write_into(const Tensor& target, const Tensor& other) {
 }
 
 // op(a, b), written into a or b when it is a reusable temporary; `recorded`
-// is the ordinary op otherwise.
+// is the ordinary op otherwise. `b` (and one_minus_reusing's `a`) are taken
+// by value: a temporary argument is moved in, so when it is returned as the
+// result no second reference to it is left in the caller's expression, and a
+// nested call can reuse it again (tanh, sigmoid).
 Tensor binary_reusing(
     kernels::Binary op,
     Tensor (*recorded)(const Tensor&, const Tensor&),
     const Tensor& a,
-    const Tensor& b) {
+    Tensor b) {
   if (can_write_into(a, b)) {
     kernels::binary_out(op, a, b, a);
     return a;
@@ -51,16 +54,16 @@ Tensor binary_reusing(
   return recorded(a, b);
 }
 
-Tensor mul_reusing(const Tensor& a, const Tensor& b) {
-  return binary_reusing(kernels::Binary::Mul, mul, a, b);
+Tensor mul_reusing(const Tensor& a, Tensor b) {
+  return binary_reusing(kernels::Binary::Mul, mul, a, std::move(b));
 }
 
-Tensor div_reusing(const Tensor& a, const Tensor& b) {
-  return binary_reusing(kernels::Binary::Div, div, a, b);
+Tensor div_reusing(const Tensor& a, Tensor b) {
+  return binary_reusing(kernels::Binary::Div, div, a, std::move(b));
 }
 
 // 1 - a, in place when a is a reusable temporary.
-Tensor one_minus_reusing(const Tensor& a) {
+Tensor one_minus_reusing(Tensor a) {
   Tensor one = scalar(1);
   if (can_write_into(a, one)) {
     kernels::binary_out(kernels::Binary::Sub, one, a, a);
