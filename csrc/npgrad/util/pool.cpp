@@ -52,14 +52,25 @@ struct ThreadExit {
   ~ThreadExit() {
     drain(tl_pool);
     // Blocks freed later in this thread's teardown go straight to free.
+    tl_pool.exit_registered = false;
     tl_pool.exited = true;
   }
 };
 
-void register_thread_exit() {
+// The first block a thread keeps registers the drain at thread exit.
+[[gnu::noinline]] void keep_first(void* ptr, std::size_t c) noexcept {
+  ThreadPool& p = tl_pool;
+  if (p.exited) {
+    ::operator delete(ptr);
+    return;
+  }
   thread_local ThreadExit exit;
   (void)exit;
-  tl_pool.exit_registered = true;
+  p.exit_registered = true;
+  auto* b = static_cast<FreeBlock*>(ptr);
+  b->next = p.head[c];
+  p.head[c] = b;
+  p.kept_bytes += (c + 1) * kGranule;
 }
 
 }  // namespace
@@ -84,16 +95,18 @@ void deallocate(void* ptr, std::size_t bytes) noexcept {
 #ifndef NPGRAD_POOL_DISABLED
   if (bytes - 1 < kMaxPooledBytes) {
     std::size_t c = (bytes - 1) / kGranule;
-    std::size_t size = (c + 1) * kGranule;
     ThreadPool& p = tl_pool;
-    if (!p.exited && p.kept_bytes + size <= kMaxKeptBytes) {
-      if (!p.exit_registered) {
-        register_thread_exit();
+    std::size_t kept = p.kept_bytes + (c + 1) * kGranule;
+    if (p.exit_registered) {
+      if (kept <= kMaxKeptBytes) {
+        auto* b = static_cast<FreeBlock*>(ptr);
+        b->next = p.head[c];
+        p.head[c] = b;
+        p.kept_bytes = kept;
+        return;
       }
-      auto* b = static_cast<FreeBlock*>(ptr);
-      b->next = p.head[c];
-      p.head[c] = b;
-      p.kept_bytes += size;
+    } else {
+      keep_first(ptr, c);
       return;
     }
   }
