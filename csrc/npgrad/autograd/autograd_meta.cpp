@@ -223,7 +223,7 @@ void retain_grad(const Tensor& t) {
 }
 
 Tensor detach(const Tensor& t) {
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = make_tensor_impl();
   const TensorImpl* src = t.impl();
   impl->array = src->array;
   impl->data = src->data;

@@ -10,6 +10,7 @@
 #include "npgrad/autograd/edge.h"
 #include "npgrad/autograd/node_hooks.h"
 #include "npgrad/tensor/tensor.h"
+#include "npgrad/util/pool.h"
 
 namespace npgrad::autograd {
 
@@ -35,6 +36,12 @@ struct AutogradMeta {
   std::unique_ptr<TensorPyState> py_state;
   /// Guards grad_accumulator creation and .grad writes across threads.
   std::mutex mutex;
+
+  // Every op's output gets one (Note [Pooled small objects]).
+  static void* operator new(std::size_t bytes) { return pool::allocate(bytes); }
+  static void operator delete(void* p, std::size_t bytes) noexcept {
+    pool::deallocate(p, bytes);
+  }
 };
 
 /// Null when the tensor never needed autograd state.

@@ -6,6 +6,8 @@
 #include <memory>
 #include <vector>
 
+#include "npgrad/util/pool.h"
+
 namespace npgrad::autograd {
 
 class Node;
@@ -20,6 +22,7 @@ struct Edge {
   uint32_t input_nr = 0;
 };
 
-using edge_list = std::vector<Edge>;
+// Pooled: every node has one (Note [Pooled small objects]).
+using edge_list = std::vector<Edge, PoolAllocator<Edge>>;
 
 }  // namespace npgrad::autograd

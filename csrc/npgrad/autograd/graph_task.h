@@ -12,6 +12,7 @@
 
 #include "npgrad/autograd/input_buffer.h"
 #include "npgrad/tensor/tensor.h"
+#include "npgrad/util/pool.h"
 
 namespace npgrad::autograd {
 
@@ -39,7 +40,12 @@ struct GraphTask {
   const bool create_graph;
   const int reentrant_depth;
   const int64_t id;
-  std::unordered_set<Node*> nodes_in_graph;
+  std::unordered_set<
+      Node*,
+      std::hash<Node*>,
+      std::equal_to<Node*>,
+      PoolAllocator<Node*>>
+      nodes_in_graph;
   /// The node the pass starts from (not in nodes_in_graph, as in torch).
   Node* graph_root = nullptr;
   /// Empty: run everything reachable. Otherwise only should_execute() nodes.
@@ -48,8 +54,16 @@ struct GraphTask {
   // Guarded by mutex (the engine runs a task on one thread; the lock is for
   // hooks that inspect the task from other threads).
   std::mutex mutex;
-  std::unordered_map<Node*, int> dependencies;
-  std::unordered_map<Node*, InputBuffer> not_ready;
+  // One entry per node of the pass: pooled (Note [Pooled small objects]).
+  template <typename V>
+  using NodeMap = std::unordered_map<
+      Node*,
+      V,
+      std::hash<Node*>,
+      std::equal_to<Node*>,
+      PoolAllocator<std::pair<Node* const, V>>>;
+  NodeMap<int> dependencies;
+  NodeMap<InputBuffer> not_ready;
   variable_list captured_vars;
   std::vector<std::function<void()>> final_callbacks;
 };

@@ -99,11 +99,12 @@ std::string forward_op_name(const Node& fn) {
 // Destroying the last reference to the head of a long chain would destroy its
 // children recursively (node -> edge -> node ...), and saved input tensors
 // hold their producers' nodes too (node -> saved tensor -> grad_fn). So before
-// a node is deleted we drop its saved state and steal every child it alone
+// a node is destroyed we drop its saved state and steal every child it alone
 // keeps alive onto an explicit stack; those children are handled the same way
-// in a loop, and each is deleted only once its own edges are gone. Stack depth
-// stays constant however long the graph is.
-void delete_node(Node* node) {
+// in a loop, and each is destroyed only once its own edges are gone. Stack
+// depth stays constant however long the graph is. (Each node's memory is
+// freed by its shared_ptr after this, with its reference counts.)
+void destroy_node(Node* node) {
   std::vector<std::shared_ptr<Node>> stack;
   auto gather = [&stack](Node* n) {
     n->release_variables();
@@ -115,12 +116,12 @@ void delete_node(Node* node) {
     }
   };
   gather(node);
-  delete node;
+  node->~Node();
   while (!stack.empty()) {
     std::shared_ptr<Node> n = std::move(stack.back());
     stack.pop_back();
     gather(n.get());
-    // n's last reference dies here; its deleter finds nothing left to gather.
+    // n's last reference dies here; destroy_node finds nothing to gather.
   }
 }
 

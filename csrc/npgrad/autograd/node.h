@@ -8,12 +8,14 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "npgrad/autograd/edge.h"
 #include "npgrad/autograd/input_metadata.h"
 #include "npgrad/autograd/node_hooks.h"
 #include "npgrad/tensor/tensor.h"
+#include "npgrad/util/pool.h"
 
 namespace npgrad::autograd {
 
@@ -133,7 +135,7 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   uint64_t topological_nr_ = 0;
   bool has_parent_ = false;
   edge_list next_edges_;
-  std::vector<InputMetadata> input_metadata_;
+  std::vector<InputMetadata, PoolAllocator<InputMetadata>> input_metadata_;
   std::vector<std::unique_ptr<FunctionPreHook>> pre_hooks_;
   std::vector<std::unique_ptr<FunctionPostHook>> post_hooks_;
   std::vector<std::shared_ptr<FunctionPreHook>> tensor_pre_hooks_;
@@ -163,13 +165,32 @@ void Node::for_each_saved_variable(Fn&& fn) {
   visit_saved(adapter);
 }
 
-/// Deleter for every node: frees long chains without recursion.
+/// Destroys a node (not its memory) without recursing into long chains.
 /// See Note [Iterative graph teardown] in node.cpp.
-void delete_node(Node* node);
+void destroy_node(Node* node);
+
+/// Nodes and their reference counts share one pooled block
+/// (Note [Pooled small objects]); the shared_ptr destroys the node through
+/// destroy() below, so teardown stays iterative.
+template <typename T>
+struct NodeAllocator : PoolAllocator<T> {
+  NodeAllocator() noexcept = default;
+  template <typename U>
+  NodeAllocator(const NodeAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  template <typename U>
+  void destroy(U* p) {
+    if constexpr (std::is_base_of_v<Node, U>) {
+      destroy_node(p);
+    } else {
+      p->~U();
+    }
+  }
+};
 
 template <typename T, typename... Args>
 std::shared_ptr<T> make_node(Args&&... args) {
-  return std::shared_ptr<T>(new T(std::forward<Args>(args)...), &delete_node);
+  return std::allocate_shared<T>(
+      NodeAllocator<T>(), std::forward<Args>(args)...);
 }
 
 /// The forward op a node differentiates, as torch's messages name it:

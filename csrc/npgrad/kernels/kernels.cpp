@@ -556,7 +556,7 @@ Tensor wrap_array(void* ndarray) {
     o = check(a);
   }
   auto* a = reinterpret_cast<PyArrayObject*>(o);
-  auto impl = std::make_shared<TensorImpl>();
+  auto impl = make_tensor_impl();
   switch (PyArray_TYPE(a)) {
     case NPY_BOOL:
       impl->dtype = ScalarType::Bool;
@@ -593,7 +593,7 @@ Tensor wrap_array(void* ndarray) {
   for (int i = 0; i < nd; ++i) {
     impl->strides[i] = strides[i] / itemsize;
   }
-  impl->version_counter = std::make_shared<VersionCounter>();
+  impl->version_counter = make_version_counter();
   return Tensor(std::move(impl));
 }
 

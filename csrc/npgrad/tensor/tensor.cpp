@@ -5,6 +5,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/util/error.h"
+#include "npgrad/util/pool.h"
 
 namespace npgrad {
 
@@ -43,6 +44,14 @@ void TensorImpl::move_state_to(TensorImpl& dst) {
   dst.creation_meta = creation_meta;
   dst.attr_version = attr_version;
   dst.autograd_meta = std::move(autograd_meta);
+}
+
+std::shared_ptr<TensorImpl> make_tensor_impl() {
+  return std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
+}
+
+std::shared_ptr<VersionCounter> make_version_counter() {
+  return std::allocate_shared<VersionCounter>(PoolAllocator<VersionCounter>());
 }
 
 int64_t Tensor::size(int64_t d) const {

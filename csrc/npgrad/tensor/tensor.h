@@ -145,6 +145,11 @@ class Tensor {
 
 using variable_list = std::vector<Tensor>;
 
+/// A new TensorImpl / version counter, each with its reference counts in one
+/// pooled block (Note [Pooled small objects] in util/pool.h).
+std::shared_ptr<TensorImpl> make_tensor_impl();
+std::shared_ptr<VersionCounter> make_version_counter();
+
 /// Wraps a negative dim and checks its range, with torch's IndexError text.
 int64_t maybe_wrap_dim(int64_t dim, int64_t ndim);
 /// "[2, 3]"
