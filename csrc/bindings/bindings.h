@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "npgrad/kernels/kernels.h"
 #include "npgrad/tensor/tensor.h"
 
 namespace py = pybind11;
@@ -45,6 +46,11 @@ struct type_caster<npgrad::Tensor> {
   static handle cast(const npgrad::Tensor& t, return_value_policy, handle) {
     if (!t.defined()) {
       return none().release();
+    }
+    if (t.impl()->array.get() == nullptr) {
+      // Note [Wrapped numbers have no ndarray until one is needed]: Python
+      // sees a stable data_ptr().
+      npgrad::kernels::materialize_array(*t.impl());
     }
     handle obj = type_caster<std::shared_ptr<npgrad::TensorImpl>>::cast(
         t.impl_ptr(), return_value_policy::take_ownership, handle());

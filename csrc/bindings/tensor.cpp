@@ -32,7 +32,7 @@ const char* const kNumpyNames[kNumScalarTypes] = {
 
 py::object array_of(const Tensor& t) {
   return py::reinterpret_borrow<py::object>(
-      static_cast<PyObject*>(t.impl()->array.get()));
+      static_cast<PyObject*>(kernels::materialize_array(*t.impl())));
 }
 
 void set_grad(const Tensor& self, py::handle value) {
@@ -108,6 +108,7 @@ void set_data(const Tensor& self, const Tensor& other) {
       meta->grad_accumulator.reset();
     }
   }
+  kernels::materialize_array(*other.impl());  // dst shares src's ndarray
   dst->array = src->array;
   dst->data = src->data;
   dst->sizes = src->sizes;

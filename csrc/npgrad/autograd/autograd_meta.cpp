@@ -225,6 +225,7 @@ void retain_grad(const Tensor& t) {
 Tensor detach(const Tensor& t) {
   auto impl = make_tensor_impl();
   const TensorImpl* src = t.impl();
+  kernels::materialize_array(*t.impl());  // the alias shares the ndarray
   impl->array = src->array;
   impl->data = src->data;
   impl->sizes = src->sizes;

@@ -304,11 +304,14 @@ uint16_t float_to_half(float f) {
   return sign | static_cast<uint16_t>(bits >> 13);
 }
 
-PyArrayObject* arr(const Tensor& t) {
-  return reinterpret_cast<PyArrayObject*>(t.impl()->array.get());
-}
+// t's ndarray; made here for a wrapped number that has none yet.
 PyObject* obj(const Tensor& t) {
-  return static_cast<PyObject*>(t.impl()->array.get());
+  void* a = t.impl()->array.get();
+  return static_cast<PyObject*>(
+      a != nullptr ? a : materialize_array(*t.impl()));
+}
+PyArrayObject* arr(const Tensor& t) {
+  return reinterpret_cast<PyArrayObject*>(obj(t));
 }
 
 // The operand to hand to a ufunc: the array cast to dtype, or for a wrapped
@@ -637,10 +640,55 @@ Tensor full(const Shape& sizes, double value, ScalarType dtype) {
 }
 
 Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped) {
-  Tensor t = empty({}, dtype);
-  fill(t, value);
-  t.impl()->is_wrapped_number = wrapped;
-  return t;
+  if (!wrapped) {
+    Tensor t = empty({}, dtype);
+    fill(t, value);
+    return t;
+  }
+  // Note [Wrapped numbers have no ndarray until one is needed]: the value is
+  // stored as fill() would store it.
+  auto impl = make_tensor_impl();
+  impl->dtype = dtype;
+  impl->is_wrapped_number = true;
+  void* p = impl->inline_scalar;
+  switch (dtype) {
+    case ScalarType::Bool:
+      *static_cast<bool*>(p) = value != 0;
+      break;
+    case ScalarType::Int64:
+      *static_cast<int64_t*>(p) = static_cast<int64_t>(value);
+      break;
+    case ScalarType::Float16:
+      *static_cast<uint16_t*>(p) = float_to_half(to_float(value));
+      break;
+    case ScalarType::Float32:
+      *static_cast<float*>(p) = to_float(value);
+      break;
+    case ScalarType::Float64:
+      *static_cast<double*>(p) = value;
+      break;
+  }
+  impl->data = p;
+  impl->version_counter = make_version_counter();
+  return Tensor(std::move(impl));
+}
+
+void* materialize_array(TensorImpl& impl) {
+  if (impl.array.get() != nullptr) {
+    return impl.array.get();
+  }
+  NPGRAD_CHECK(impl.has_inline_scalar(), "a tensor without data");
+  std::optional<GilGuard> gil;
+  if (!PyGILState_Check()) {
+    gil.emplace();
+  }
+  npy_intp dims[1] = {0};
+  PyObject* a = check(new_array(0, dims, npy_type(impl.dtype)));
+  void* data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(a));
+  std::memcpy(data, impl.inline_scalar, element_size(impl.dtype));
+  impl.array = ArrayHandle::steal(a);
+  impl.data = data;
+  return a;
 }
 
 double item(const Tensor& t) {
@@ -1225,6 +1273,9 @@ void index_put(
 }
 
 bool is_exclusively_owned(const Tensor& t) {
+  if (t.impl()->array.get() == nullptr) {
+    return false;  // a wrapped number: nothing writes into it
+  }
   PyArrayObject* a = arr(t);
   return t.impl_ptr().use_count() == 1 && Py_REFCNT(obj(t)) == 1 &&
          PyArray_BASE(a) == nullptr && (PyArray_FLAGS(a) & NPY_ARRAY_OWNDATA);

@@ -26,6 +26,10 @@ void init();
 void array_incref(void* obj);
 void array_decref(void* obj);
 
+/// impl's ndarray (borrowed), made first for a wrapped number that has none
+/// yet (Note [Wrapped numbers have no ndarray until one is needed]).
+void* materialize_array(TensorImpl& impl);
+
 /// A Tensor over a new reference to an ndarray (the reference is stolen).
 Tensor wrap_array(void* ndarray);
 /// A Tensor over an ndarray owned elsewhere (a new reference is taken).

@@ -1,5 +1,7 @@
 #include "npgrad/tensor/tensor.h"
 
+#include <algorithm>
+#include <iterator>
 #include <sstream>
 
 #include "npgrad/autograd/autograd_meta.h"
@@ -34,7 +36,9 @@ TensorImpl::~TensorImpl() {
 
 void TensorImpl::move_state_to(TensorImpl& dst) {
   dst.array = std::move(array);
-  dst.data = data;
+  std::copy(
+      std::begin(inline_scalar), std::end(inline_scalar), dst.inline_scalar);
+  dst.data = has_inline_scalar() ? dst.inline_scalar : data;
   dst.sizes = std::move(sizes);
   dst.strides = std::move(strides);
   dst.dtype = dtype;

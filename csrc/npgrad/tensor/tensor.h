@@ -80,13 +80,24 @@ class Tensor;
 // npgrad) flips ownership back. So attributes set on a tensor, its weakrefs
 // and `is` identity survive a round trip through the graph, and the object is
 // freed when the TensorImpl is (csrc/bindings/pyobject_preservation.cpp).
+// Note [Wrapped numbers have no ndarray until one is needed]
+// Every `y * 1.001` turns the Python number into a 0-dim tensor (a wrapped
+// number) that lives as long as the op's node. Its value is all the kernels
+// read (the inner loops and the NumPy fallback take it by value), so it is
+// kept in `inline_scalar` with `data` pointing there, and `array` stays null:
+// creating and freeing a 0-dim ndarray was about a tenth of a small op.
+// The ndarray is made (kernels::materialize_array) the first time anything
+// asks for it: a kernel needing NumPy's machinery, an alias sharing its
+// storage (detach, set_data), or Python reaching the tensor (the type caster,
+// e.g. grad_fn._saved_other), so data_ptr() is stable once Python can see it
+// and every alias sees the same memory, as before.
 struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   TensorImpl();
   ~TensorImpl();
   TensorImpl(const TensorImpl&) = delete;
   TensorImpl& operator=(const TensorImpl&) = delete;
 
-  ArrayHandle array;
+  ArrayHandle array;  // null only for a wrapped number not yet materialized
   void* data = nullptr;
   Shape sizes;
   Shape strides;  // in elements, like torch
@@ -104,6 +115,10 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   // The Python object this TensorImpl owns (Note [PyObject preservation]);
   // null while Python owns the object, or when there is none.
   void* owned_pyobj = nullptr;
+  // A wrapped number's value while `array` is null (`data` points here).
+  alignas(8) unsigned char inline_scalar[8] = {};
+
+  bool has_inline_scalar() const { return data == inline_scalar; }
 
   /// Moves every field into `dst` (an object that outlives this TensorImpl
   /// takes its state over); keep in step with the fields above.
