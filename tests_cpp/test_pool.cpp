@@ -37,6 +37,31 @@ TEST_CASE("a thread keeps a bounded number of bytes", "[pool]") {
 }
 
 TEST_CASE(
+    "a thread's pool is its own and is gone once the thread exits", "[pool]") {
+  struct FreesLate {
+    void* block = nullptr;
+    std::size_t* kept_after = nullptr;
+    ~FreesLate() {
+      if (block != nullptr) {
+        pool::deallocate(block, 64);  // after the pool's exit hook ran
+        *kept_after = pool::kept_bytes();
+      }
+    }
+  };
+  std::size_t kept_after = 1;
+  std::thread([&kept_after] {
+    CHECK(pool::kept_bytes() == 0);  // a new thread keeps nothing yet
+    // Made before the thread's pool, so destroyed after the pool is freed.
+    thread_local FreesLate late;
+    late.block = pool::allocate(64);
+    late.kept_after = &kept_after;
+    pool::deallocate(pool::allocate(64), 64);
+    CHECK(pool::kept_bytes() == 64);
+  }).join();
+  CHECK(kept_after == 0);  // went straight to free, not to a freed pool
+}
+
+TEST_CASE(
     "a node is destroyed with its last owner while weakly referenced",
     "[pool][node]") {
   int64_t before = live_node_count();
