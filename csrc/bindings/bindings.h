@@ -14,6 +14,10 @@ namespace npgrad::bindings {
 /// Note [PyObject preservation]: the TensorImpl `impl` owns `obj`; gives the
 /// object back its owning reference to impl (returned) and drops impl's.
 std::shared_ptr<TensorImpl> reclaim_pyobj(PyObject* obj, TensorImpl* impl);
+/// pybind11's record of the Tensor type, null until it is registered. The
+/// casters below pass it to pybind11 instead of letting it search its type
+/// maps on every conversion (several hundred instructions per op).
+const pybind11::detail::type_info* tensor_type_info();
 }  // namespace npgrad::bindings
 
 // npgrad::Tensor <-> the Python Tensor object (a pybind11 instance holding
@@ -29,11 +33,24 @@ struct type_caster<npgrad::Tensor> {
       value = npgrad::Tensor();
       return true;
     }
-    make_caster<std::shared_ptr<npgrad::TensorImpl>> caster;
-    if (!caster.load(src, convert)) {
-      return false;
+    std::shared_ptr<npgrad::TensorImpl> impl;
+    const type_info* tinfo = npgrad::bindings::tensor_type_info();
+    if (tinfo != nullptr && Py_TYPE(src.ptr()) == tinfo->type) {
+      // Exactly a Tensor: its holder, as pybind11's own caster reads it.
+      auto v_h =
+          reinterpret_cast<instance*>(src.ptr())->get_value_and_holder(tinfo);
+      if (v_h.holder_constructed()) {
+        impl = v_h.holder<std::shared_ptr<npgrad::TensorImpl>>();
+      }
     }
-    auto& impl = static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster);
+    if (impl == nullptr) {
+      // Subclasses, other types and uninitialised objects (pybind11 raises).
+      make_caster<std::shared_ptr<npgrad::TensorImpl>> caster;
+      if (!caster.load(src, convert)) {
+        return false;
+      }
+      impl = static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster);
+    }
     if (impl->owned_pyobj != nullptr) {
       // Reached through a weakref: its holder does not own impl.
       value = npgrad::Tensor(
@@ -52,8 +69,19 @@ struct type_caster<npgrad::Tensor> {
       // sees a stable data_ptr().
       npgrad::kernels::materialize_array(*t.impl());
     }
-    handle obj = type_caster<std::shared_ptr<npgrad::TensorImpl>>::cast(
-        t.impl_ptr(), return_value_policy::take_ownership, handle());
+    const type_info* tinfo = npgrad::bindings::tensor_type_info();
+    // What pybind11's shared_ptr caster does, with the type looked up once.
+    handle obj =
+        tinfo != nullptr
+            ? type_caster_generic::cast(
+                  cast_sources(t.impl(), tinfo),
+                  return_value_policy::take_ownership,
+                  handle(),
+                  nullptr,
+                  nullptr,
+                  &t.impl_ptr())
+            : type_caster<std::shared_ptr<npgrad::TensorImpl>>::cast(
+                  t.impl_ptr(), return_value_policy::take_ownership, handle());
     if (obj && t.impl()->owned_pyobj != nullptr) {
       npgrad::bindings::reclaim_pyobj(obj.ptr(), t.impl());
     }

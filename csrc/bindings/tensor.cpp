@@ -30,6 +30,19 @@ PyTypeObject* tensor_type = nullptr;
 const char* const kNumpyNames[kNumScalarTypes] = {
     "bool", "int64", "float16", "float32", "float64"};
 
+}  // namespace
+
+const py::detail::type_info* tensor_type_info() {
+  // Registered once, for the life of the process; never cached while null.
+  static const py::detail::type_info* info = nullptr;
+  if (info == nullptr) {
+    info = py::detail::get_type_info(typeid(TensorImpl));
+  }
+  return info;
+}
+
+namespace {
+
 py::object array_of(const Tensor& t) {
   return py::reinterpret_borrow<py::object>(
       static_cast<PyObject*>(kernels::materialize_array(*t.impl())));
