@@ -113,6 +113,10 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
 /// Releases impl.owned_pyobj from ~TensorImpl; set by the bindings (the core
 /// never creates Python objects itself).
 extern void (*release_owned_pyobj)(TensorImpl& impl);
+/// Whether Python references impl.owned_pyobj beyond impl's own reference
+/// (reached again through a weakref or gc): the cycle collector must then
+/// count the object as an outside owner. Set by the bindings; GIL held.
+extern bool (*owned_pyobj_is_shared)(const TensorImpl& impl);
 
 /// A shared handle; the default-constructed Tensor is "undefined" (None).
 class Tensor {
