@@ -118,4 +118,12 @@ std::size_t kept_bytes() {
   return tl_pool.kept_bytes;
 }
 
+bool enabled() {
+#ifdef NPGRAD_POOL_DISABLED
+  return false;
+#else
+  return true;
+#endif
+}
+
 }  // namespace npgrad::pool
