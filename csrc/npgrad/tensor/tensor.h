@@ -80,6 +80,11 @@ class Tensor;
 // npgrad) flips ownership back. So attributes set on a tensor, its weakrefs
 // and `is` identity survive a round trip through the graph, and the object is
 // freed when the TensorImpl is (csrc/bindings/pyobject_preservation.cpp).
+// Because ~TensorImpl may now run Python code, a TensorImpl is never released
+// while a mutex that such code could need is held (AccumulateGrad frees the
+// replaced .grad after the leaf's mutex). When an object outlives its
+// TensorImpl (Python reached it through a weakref), it takes the state over,
+// and what held the old TensorImpl weakly is re-pointed (adopt_moved_tensor).
 struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   TensorImpl();
   ~TensorImpl();
