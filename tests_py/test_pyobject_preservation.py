@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import gc
 import math
+import subprocess
+import sys
 import threading
 import weakref
 
 import pytest
 
-from oracle import AGAINST_TORCH, to_np
+from oracle import AGAINST_TORCH, child_env, to_np
 
 
 def _saved_intermediate(ng):
@@ -183,3 +185,89 @@ def test_preserved_objects_do_not_keep_nodes_alive(ng):
     gc.collect()
     assert ref() is None
     assert ng._C._live_node_count() == start
+
+
+def _object_outliving_its_graph(ng, setup):
+    """A tensor whose Python object the graph kept and Python took back through a
+    weakref only, then the graph let the tensor go: the object takes the
+    tensor's state over."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    setup(h)
+    ref = weakref.ref(h)
+    y = h.sin()
+    del h
+    obj = ref()
+    del y
+    gc.collect()
+    return x, obj
+
+
+def test_retain_grad_survives_the_object_outliving_its_graph(ng):
+    x, obj = _object_outliving_its_graph(ng, lambda h: h.retain_grad())
+    (obj * 3).sum().backward()
+    assert to_np(obj.grad).tolist() == [3.0, 3.0]
+
+
+def test_collection_keeps_the_grad_of_an_object_python_reached_again(ng):
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = x * 2  # a C++ cycle: x -> grad -> MulBackward0 -> AccumulateGrad -> x
+    ref = weakref.ref(x)
+    del x  # the object is kept by the tensor
+    obj = ref()  # Python holds it again without npgrad's help
+    gc.collect()
+    assert obj.grad is not None and to_np(obj.grad).tolist() == [2.0, 4.0]
+
+
+@pytest.mark.skipif(AGAINST_TORCH, reason="torch leaks C++ autograd cycles")
+def test_cycle_through_an_object_outliving_its_graph_is_collected(ng):
+    w = ng.tensor([1.0, 2.0], requires_grad=True)
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    x.grad = w * 1  # a grad that requires grad: x is a cycle candidate
+    y = x.sin()  # the graph holds x
+    ref = weakref.ref(x)
+    del x
+    obj = ref()
+    del y  # the object takes the tensor's state over
+    obj.grad = obj * 2  # a C++ cycle: obj -> grad -> MulBackward0 -> AccumulateGrad -> obj
+    del obj
+    gc.collect()
+    assert ref() is None
+
+
+def test_python_cycle_through_a_preserved_object_keeps_its_attributes(ng):
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    h = x * 2
+    h.note = "kept"
+    h.self = h  # a Python cycle through the tensor
+    y = h.sin()
+    ref = weakref.ref(h)
+    del h
+    gc.collect()
+    saved = y.grad_fn._saved_self
+    assert saved is ref() and saved.note == "kept"
+    del saved.self, saved
+    y.sum().backward()
+    gc.collect()
+    assert ref() is None
+
+
+def test_finalizer_of_a_replaced_grad_may_use_its_leaf(ng):
+    """The replaced .grad's object is freed by the accumulation: its finalizer
+    runs no longer under the leaf's mutex (it deadlocked on it)."""
+    code = f"""if True:
+        import weakref, warnings
+        import {ng.__name__} as ng
+        warnings.simplefilter("ignore")
+        x = ng.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward(create_graph=True)
+        g = x.grad
+        ran = []
+        weakref.finalize(g, lambda: ran.append((x * 1).sum().item()))
+        del g
+        (x * 2).sum().backward(create_graph=True)
+        assert ran == [3.0], ran
+        print("ok")
+    """
+    out = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60, check=False)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

@@ -54,7 +54,21 @@ int traverse_dict_and_type(
 
 int tensor_traverse(PyObject* self, visitproc visit, void* arg);
 
+// Note [PyObject preservation]: while C++ shares the TensorImpl, the object
+// would be resurrected rather than freed. Its references then count as roots
+// (as in torch's THPVariable traverse): a cycle through its __dict__ is kept,
+// and not cleared, until C++ lets the tensor go. Only for Tensor itself,
+// whose instances are preserved.
+bool resurrectable(PyObject* self, std::shared_ptr<TensorImpl>* holder) {
+  return holder != nullptr && holder->use_count() > 1 &&
+         Py_TYPE(self)->tp_traverse == tensor_traverse;
+}
+
 int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
+  if (resurrectable(self, tensor_holder(self))) {
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+  }
   if (int r = traverse_dict_and_type(self, visit, arg, tensor_traverse)) {
     return r;
   }
@@ -65,6 +79,9 @@ int tensor_traverse(PyObject* self, visitproc visit, void* arg) {
 }
 
 int tensor_clear(PyObject* self) {
+  if (resurrectable(self, tensor_holder(self))) {
+    return 0;
+  }
   py::detail::pybind11_clear(self);
   if (auto* holder = tensor_holder(self)) {
     autograd::clear_if_owned_alone(*holder);

@@ -3,6 +3,7 @@
 // the Tensor type caster takes it back, and ~TensorImpl releases it.
 
 #include "bindings.h"
+#include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::bindings {
@@ -83,11 +84,16 @@ void release(TensorImpl& dying) {
     v_h.value_ptr() = fresh.get();
     v_h.holder<Holder>() = std::move(fresh);
     py::detail::register_instance(inst, v_h.value_ptr(), v_h.type);
+    autograd::adopt_moved_tensor(Tensor(v_h.holder<Holder>()));
   }
   Py_DECREF(obj);
   if (!had_gil) {
     PyGILState_Release(gil);
   }
+}
+
+bool is_shared(const TensorImpl& impl) {
+  return Py_REFCNT(static_cast<PyObject*>(impl.owned_pyobj)) > 1;
 }
 
 }  // namespace
@@ -99,6 +105,7 @@ void install_pyobject_preservation(PyTypeObject* tensor_type) {
   tensor_tinfo = py::detail::get_type_info(typeid(TensorImpl));
   tensor_type->tp_dealloc = tensor_dealloc;
   release_owned_pyobj = release;
+  owned_pyobj_is_shared = is_shared;
 }
 
 Holder reclaim_pyobj(PyObject* obj, TensorImpl* impl) {

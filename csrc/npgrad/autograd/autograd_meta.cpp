@@ -186,8 +186,11 @@ class RetainGradHook final : public FunctionPreHook {
     }
     Tensor t(impl);
     AutogradMeta& meta = materialize_autograd_meta(t);
+    // Freed after the mutex (see AccumulateGrad::apply).
+    Tensor old_grad;
     kernels::lock_releasing_gil(meta.mutex);
     std::lock_guard<std::mutex> lock(meta.mutex, std::adopt_lock);
+    old_grad = meta.grad;
     if (!meta.grad.defined()) {
       meta.grad = ops::clone(g);
     } else {

@@ -113,6 +113,12 @@ class Walk final : public StrongRefVisitor {
       e.tensor = t;
       e.node = n;
       e.use = use;
+      // A Python object the tensor owns (Note [PyObject preservation]) that
+      // Python reached again holds the tensor without a strong count.
+      if (t != nullptr && t->owned_pyobj != nullptr &&
+          owned_pyobj_is_shared != nullptr && owned_pyobj_is_shared(*t)) {
+        e.use++;
+      }
       entries_.push_back(std::move(e));
       stack_.push_back(it->second);
     }
@@ -143,6 +149,9 @@ void note_grad_assigned(const Tensor& owner) {
 
 std::size_t collect_autograd_cycles() {
   std::vector<std::shared_ptr<TensorImpl>> roots;
+  // Released after the mutex: the last reference to a tensor may be among
+  // them, and ~TensorImpl can run Python code that assigns a .grad.
+  std::vector<std::shared_ptr<TensorImpl>> dropped;
   {
     std::lock_guard<std::mutex> lock(candidates_mutex);
     std::vector<std::weak_ptr<TensorImpl>> kept;
@@ -156,6 +165,7 @@ std::size_t collect_autograd_cycles() {
         if (meta != nullptr) {
           meta->cycle_candidate = false;
         }
+        dropped.push_back(std::move(impl));
         continue;
       }
       kept.push_back(weak);
@@ -163,6 +173,7 @@ std::size_t collect_autograd_cycles() {
     }
     candidates = std::move(kept);
   }
+  dropped.clear();
   if (roots.empty()) {
     return 0;
   }
@@ -190,6 +201,23 @@ std::size_t collect_autograd_cycles() {
   dropped_fns.clear();
   dropped_grads.clear();
   return garbage.size();
+}
+
+void adopt_moved_tensor(const Tensor& t) {
+  AutogradMeta* meta = get_autograd_meta(t);
+  if (meta == nullptr) {
+    return;
+  }
+  // The retains_grad hook holds the tensor weakly: point it at t.
+  if (meta->retains_grad && meta->grad_fn) {
+    meta->grad_fn->retains_grad_hooks()[meta->output_nr] =
+        make_retain_grad_hook(t, meta->output_nr);
+  }
+  // The candidates list held the old TensorImpl weakly.
+  if (meta->cycle_candidate) {
+    meta->cycle_candidate = false;
+    note_grad_assigned(t);
+  }
 }
 
 std::size_t cycle_candidate_count() {

@@ -45,6 +45,10 @@ void note_grad_assigned(const Tensor& owner);
 /// Breaks every unreachable cycle through a candidate; returns the number of
 /// tensors whose .grad/grad_fn were dropped.
 std::size_t collect_autograd_cycles();
+/// After a dying TensorImpl moved its state into t's (Note [PyObject
+/// preservation]): re-points what held the old TensorImpl weakly (its
+/// retains_grad hook, the cycle candidates) at t.
+void adopt_moved_tensor(const Tensor& t);
 
 /// Live candidates (for tests).
 std::size_t cycle_candidate_count();

@@ -25,6 +25,7 @@ ArrayHandle::~ArrayHandle() {
 
 TensorImpl::TensorImpl() = default;
 void (*release_owned_pyobj)(TensorImpl& impl) = nullptr;
+bool (*owned_pyobj_is_shared)(const TensorImpl& impl) = nullptr;
 
 TensorImpl::~TensorImpl() {
   // First, while every field is intact: the object's dealloc runs Python code

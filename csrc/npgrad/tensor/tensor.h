@@ -80,6 +80,12 @@ class Tensor;
 // npgrad) flips ownership back. So attributes set on a tensor, its weakrefs
 // and `is` identity survive a round trip through the graph, and the object is
 // freed when the TensorImpl is (csrc/bindings/pyobject_preservation.cpp).
+// Because ~TensorImpl may now run Python code, a TensorImpl is never released
+// while a mutex that such code could need is held (AccumulateGrad frees the
+// replaced .grad after the leaf's mutex). When an object outlives its
+// TensorImpl (Python reached it through a weakref), it takes the state over,
+// and what held the old TensorImpl weakly is re-pointed (adopt_moved_tensor).
+//
 // Note [Wrapped numbers have no ndarray until one is needed]
 // Every `y * 1.001` turns the Python number into a 0-dim tensor (a wrapped
 // number) that lives as long as the op's node. Its value is all the kernels
@@ -128,6 +134,10 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
 /// Releases impl.owned_pyobj from ~TensorImpl; set by the bindings (the core
 /// never creates Python objects itself).
 extern void (*release_owned_pyobj)(TensorImpl& impl);
+/// Whether Python references impl.owned_pyobj beyond impl's own reference
+/// (reached again through a weakref or gc): the cycle collector must then
+/// count the object as an outside owner. Set by the bindings; GIL held.
+extern bool (*owned_pyobj_is_shared)(const TensorImpl& impl);
 
 /// A shared handle; the default-constructed Tensor is "undefined" (None).
 class Tensor {

@@ -135,4 +135,12 @@ std::size_t kept_bytes() {
   return tl_pool != nullptr ? tl_pool->kept_bytes : 0;
 }
 
+bool enabled() {
+#ifdef NPGRAD_POOL_DISABLED
+  return false;
+#else
+  return true;
+#endif
+}
+
 }  // namespace npgrad::pool

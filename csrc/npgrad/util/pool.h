@@ -26,6 +26,8 @@ void* allocate(std::size_t bytes);
 void deallocate(void* p, std::size_t bytes) noexcept;
 /// Bytes this thread keeps for reuse (for tests).
 std::size_t kept_bytes();
+/// False under AddressSanitizer, where every block goes straight to the heap.
+bool enabled();
 
 }  // namespace pool
 

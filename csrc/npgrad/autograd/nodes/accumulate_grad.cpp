@@ -68,11 +68,16 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   }
   NPGRAD_CHECK(!grad_fn(variable_), messages::kLeafMovedIntoGraph);
   AutogradMeta& meta = materialize_autograd_meta(variable_);
+  // The replaced gradient is freed after the mutex: its ~TensorImpl may run
+  // Python code (Note [PyObject preservation]) that uses this leaf.
+  Tensor old_grad;
   {
     kernels::lock_releasing_gil(meta.mutex);
     std::lock_guard<std::mutex> lock(meta.mutex, std::adopt_lock);
+    old_grad = meta.grad;
     accumulate_grad(variable_, std::move(new_grad));
   }
+  old_grad = Tensor();
   for (const auto& hook : meta.post_acc_grad_hooks) {
     (*hook)(variable_);
   }
