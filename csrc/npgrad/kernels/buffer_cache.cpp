@@ -53,8 +53,12 @@ void* allocate(std::size_t bytes) {
   Cache& c = cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   void* p = nullptr;
-  auto it = c.blocks.find(bytes);
-  if (it != c.blocks.end()) {
+  // The block freed last (equal keys sit in insertion order): it is the one
+  // most likely still in the CPU's caches, as malloc's LIFO reuse would give.
+  // The oldest one costs a trip to DRAM per line written (10% of (b)).
+  auto it = c.blocks.upper_bound(bytes);
+  if (it != c.blocks.begin() && std::prev(it)->first == bytes) {
+    it = std::prev(it);
     p = it->second;
     c.blocks.erase(it);
     c.bytes -= bytes;
