@@ -668,3 +668,28 @@ def test_unrelated_write_does_not_break_backward(ng):
     b[1].mul_(3)
     z.sum().backward()
     assert to_np(x.grad).tolist() == [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]
+
+
+@pytest.mark.parametrize(
+    "prog",
+    [
+        pytest.param(lambda lib, x: x.add_(x), id="self"),
+        pytest.param(lambda lib, x: x[1:].add_(x[1:]), id="same_view"),
+        pytest.param(lambda lib, x: x[:3].add_(x[3:]), id="disjoint_halves"),
+        pytest.param(lambda lib, x: x[::2].add_(x[1::2]), id="interleaved"),
+        pytest.param(lambda lib, x: x[::2].mul_(x[:3]), id="strided_too_hard"),
+        pytest.param(lambda lib, x: x.reshape(2, 3)[0].copy_(x.reshape(2, 3)[1]), id="copy_row"),
+        pytest.param(lambda lib, x: x[1:].fill_(x[0]), id="fill_from_element"),
+    ],
+)
+def test_inplace_ops_that_torch_allows_between_aliases(prog):
+    """torch refuses only a partial overlap of non-overlapping dense layouts
+    (assert_no_partial_overlap); these aliasing writes run, with torch's values."""
+
+    def run(lib):
+        x = lib.arange(6.0)
+        prog(lib, x)
+        return to_np(x).tolist()
+
+    ours, torchs = run_both(run)
+    assert ours == torchs

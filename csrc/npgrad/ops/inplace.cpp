@@ -17,6 +17,7 @@
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 
@@ -75,6 +76,58 @@ void check_inplace(
   NPGRAD_CHECK(!(is_leaf(self) && requires_grad(self)), messages::kLeafInplace);
 }
 
+// torch's is_non_overlapping_and_dense: the strides are a permutation of a
+// contiguous layout's (size-1 dims aside).
+bool non_overlapping_and_dense(const Tensor& t) {
+  const Shape& sizes = t.sizes();
+  const Shape& strides = t.strides();
+  SmallVector<int64_t, 6> dims;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (sizes[d] >= 2) {
+      dims.push_back(d);
+    }
+  }
+  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
+    return strides[a] < strides[b];
+  });
+  int64_t required = 1;
+  for (int64_t d : dims) {
+    if (strides[d] != required) {
+      return false;
+    }
+    required *= sizes[d];
+  }
+  return true;
+}
+
+// torch's assert_no_partial_overlap (ATen/MemoryOverlap.cpp): an input that
+// shares some, but not exactly all, of the written-to tensor's memory would
+// be read after parts of it were overwritten. Layouts that are not
+// non-overlapping and dense are "too hard" for torch, and pass.
+void check_no_partial_overlap(const Tensor& self, const Tensor& input) {
+  if (self.is_same(input) || input.impl()->is_wrapped_number ||
+      self.numel() == 0 || input.numel() == 0 ||
+      !non_overlapping_and_dense(self) || !non_overlapping_and_dense(input)) {
+    return;
+  }
+  auto extent = [](const Tensor& t) {
+    const char* begin = static_cast<const char*>(t.data_ptr());
+    return std::make_pair(
+        begin,
+        begin + t.numel() * static_cast<int64_t>(element_size(t.dtype())));
+  };
+  auto [a_begin, a_end] = extent(self);
+  auto [b_begin, b_end] = extent(input);
+  bool partial = a_begin == b_begin && a_end == b_end
+                     ? self.strides() != input.strides()
+                     : a_begin < b_end && b_begin < a_end;
+  NPGRAD_CHECK(
+      !partial,
+      "unsupported operation: some elements of the input tensor and the "
+      "written-to tensor refer to a single memory location. Please clone() "
+      "the tensor before performing the operation.");
+}
+
 void check_castable(ScalarType result, ScalarType out) {
   bool ok = !(is_floating(result) && !is_floating(out)) &&
             !(result == ScalarType::Int64 && out == ScalarType::Bool);
@@ -123,6 +176,7 @@ void binary_(
     InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {
   bool rg = compute_requires_grad({&self, &other});
   check_inplace(self, rg);
+  check_no_partial_overlap(self, other);
   check_castable(result_type(self, other), self.dtype());
   if (!is_expandable_to(other.sizes(), self.sizes())) {
     // torch's errors: the shapes do not broadcast, or broadcast to another
@@ -302,6 +356,7 @@ void fill_(const Tensor& self, const Tensor& value) {
 void copy_(const Tensor& self, const Tensor& src) {
   bool rg = compute_requires_grad({&self, &src});
   check_inplace(self, rg);
+  check_no_partial_overlap(self, src);
   if (!is_expandable_to(src.sizes(), self.sizes())) {
     // torch's errors: src does not broadcast to self.
     Shape broadcast = infer_size(self.sizes(), src.sizes());
