@@ -18,6 +18,10 @@ std::shared_ptr<TensorImpl> reclaim_pyobj(PyObject* obj, TensorImpl* impl);
 /// casters below pass it to pybind11 instead of letting it search its type
 /// maps on every conversion (several hundred instructions per op).
 const pybind11::detail::type_info* tensor_type_info();
+/// The holder of a pybind11 instance of Tensor (the type has no C++
+/// subclasses, so the first value-and-holder is TensorImpl's); null when not
+/// constructed.
+std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self);
 }  // namespace npgrad::bindings
 
 // npgrad::Tensor <-> the Python Tensor object (a pybind11 instance holding

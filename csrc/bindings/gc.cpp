@@ -13,17 +13,6 @@ namespace npgrad::bindings {
 
 namespace {
 
-// The holder of a pybind11 instance of Tensor (the type has no C++ subclasses,
-// so the first value-and-holder is TensorImpl's); null when not constructed.
-std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  auto v_h = inst->get_value_and_holder();
-  if (!v_h.holder_constructed()) {
-    return nullptr;
-  }
-  return &v_h.holder<std::shared_ptr<TensorImpl>>();
-}
-
 // The node of a pybind11 instance of a node class, when the wrapper's holder
 // is its only strong reference.
 autograd::Node* node_owned_alone(PyObject* self) {

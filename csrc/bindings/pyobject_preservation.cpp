@@ -13,29 +13,21 @@ namespace {
 using Holder = std::shared_ptr<TensorImpl>;
 
 PyTypeObject* preserving_type = nullptr;
-const py::detail::type_info* tensor_tinfo = nullptr;
 destructor pybind_dealloc = nullptr;
-
-Holder& holder_of(PyObject* obj) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(obj);
-  return inst->get_value_and_holder().holder<Holder>();
-}
-
-bool holder_constructed(PyObject* obj) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(obj);
-  return inst->get_value_and_holder().holder_constructed();
-}
 
 // Called with the object's refcount at zero. Only for instances of Tensor
 // itself: a Python subclass's dealloc (CPython's subtype_dealloc) has cleared
 // the instance's __dict__ and weakrefs before it reaches this base dealloc,
 // so there is nothing left worth preserving.
 bool try_preserve(PyObject* self) {
-  if (Py_TYPE(self) != preserving_type || !holder_constructed(self) ||
-      _Py_IsFinalizing()) {
+  if (Py_TYPE(self) != preserving_type || _Py_IsFinalizing()) {
     return false;
   }
-  Holder& holder = holder_of(self);
+  Holder* constructed = tensor_holder(self);
+  if (constructed == nullptr) {
+    return false;
+  }
+  Holder& holder = *constructed;
   // A non-owning holder (the TensorImpl is dying and releasing us) reports 0.
   if (holder.use_count() <= 1) {
     return false;
@@ -77,8 +69,8 @@ void release(TensorImpl& dying) {
     // lists) and still holds it: the object must stay a valid tensor, so it
     // takes the dying impl's state over in a TensorImpl of its own.
     auto* inst = reinterpret_cast<py::detail::instance*>(obj);
-    auto v_h = inst->get_value_and_holder(tensor_tinfo);
-    auto fresh = std::make_shared<TensorImpl>();
+    auto v_h = inst->get_value_and_holder(tensor_type_info());
+    auto fresh = make_tensor_impl();
     dying.move_state_to(*fresh);
     py::detail::deregister_instance(inst, v_h.value_ptr(), v_h.type);
     v_h.value_ptr() = fresh.get();
@@ -102,7 +94,6 @@ void install_pyobject_preservation(PyTypeObject* tensor_type) {
   preserving_type = tensor_type;
   pybind_dealloc = tensor_type->tp_dealloc;
   NPGRAD_INTERNAL_ASSERT(pybind_dealloc != nullptr, "type not ready");
-  tensor_tinfo = py::detail::get_type_info(typeid(TensorImpl));
   tensor_type->tp_dealloc = tensor_dealloc;
   release_owned_pyobj = release;
   owned_pyobj_is_shared = is_shared;
@@ -115,7 +106,7 @@ Holder reclaim_pyobj(PyObject* obj, TensorImpl* impl) {
   // Null only while another thread is in ~TensorImpl waiting for the GIL;
   // it then hands the object a TensorImpl of its own (release above).
   NPGRAD_CHECK(owner != nullptr, "the tensor is being freed by another thread");
-  holder_of(obj) = owner;
+  *tensor_holder(obj) = owner;
   impl->owned_pyobj = nullptr;
   Py_DECREF(obj);  // the impl's reference; the caller holds its own
   return owner;

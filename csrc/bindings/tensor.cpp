@@ -32,6 +32,15 @@ const char* const kNumpyNames[kNumScalarTypes] = {
 
 }  // namespace
 
+std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  auto v_h = inst->get_value_and_holder();
+  if (!v_h.holder_constructed()) {
+    return nullptr;
+  }
+  return &v_h.holder<std::shared_ptr<TensorImpl>>();
+}
+
 const py::detail::type_info* tensor_type_info() {
   // Registered once, for the life of the process; never cached while null.
   static const py::detail::type_info* info = nullptr;

@@ -106,10 +106,11 @@ bool non_overlapping_and_dense(const Tensor& t) {
 // non-overlapping and dense are "too hard" for torch, and pass.
 void check_no_partial_overlap(const Tensor& self, const Tensor& input) {
   if (self.is_same(input) || input.impl()->is_wrapped_number ||
-      self.numel() == 0 || input.numel() == 0 ||
-      !non_overlapping_and_dense(self) || !non_overlapping_and_dense(input)) {
+      self.numel() == 0 || input.numel() == 0) {
     return;
   }
+  // The extent a dense layout spans; the layouts are checked only for
+  // operands whose extents meet (the common case is disjoint memory).
   auto extent = [](const Tensor& t) {
     const char* begin = static_cast<const char*>(t.data_ptr());
     return std::make_pair(
@@ -121,11 +122,29 @@ void check_no_partial_overlap(const Tensor& self, const Tensor& input) {
   bool partial = a_begin == b_begin && a_end == b_end
                      ? self.strides() != input.strides()
                      : a_begin < b_end && b_begin < a_end;
+  partial = partial && non_overlapping_and_dense(self) &&
+            non_overlapping_and_dense(input);
   NPGRAD_CHECK(
       !partial,
       "unsupported operation: some elements of the input tensor and the "
       "written-to tensor refer to a single memory location. Please clone() "
       "the tensor before performing the operation.");
+}
+
+// An in-place op's other operand must broadcast to self's shape exactly.
+// torch's errors: the shapes do not broadcast (infer_size raises), or they
+// broadcast to another shape than self's.
+void check_broadcasts_to_self(const Tensor& self, const Tensor& other) {
+  if (is_expandable_to(other.sizes(), self.sizes())) {
+    return;
+  }
+  Shape broadcast = infer_size(self.sizes(), other.sizes());
+  NPGRAD_CHECK(
+      false,
+      "output with shape ",
+      shape_str(self.sizes()),
+      " doesn't match the broadcast shape ",
+      shape_str(broadcast));
 }
 
 void check_castable(ScalarType result, ScalarType out) {
@@ -178,17 +197,7 @@ void binary_(
   check_inplace(self, rg);
   check_no_partial_overlap(self, other);
   check_castable(result_type(self, other), self.dtype());
-  if (!is_expandable_to(other.sizes(), self.sizes())) {
-    // torch's errors: the shapes do not broadcast, or broadcast to another
-    // shape than self's.
-    Shape broadcast = infer_size(self.sizes(), other.sizes());
-    NPGRAD_CHECK(
-        false,
-        "output with shape ",
-        shape_str(self.sizes()),
-        " doesn't match the broadcast shape ",
-        shape_str(broadcast));
-  }
+  check_broadcasts_to_self(self, other);
   std::shared_ptr<Node> node;
   if (rg) {
     switch (op) {
@@ -357,16 +366,7 @@ void copy_(const Tensor& self, const Tensor& src) {
   bool rg = compute_requires_grad({&self, &src});
   check_inplace(self, rg);
   check_no_partial_overlap(self, src);
-  if (!is_expandable_to(src.sizes(), self.sizes())) {
-    // torch's errors: src does not broadcast to self.
-    Shape broadcast = infer_size(self.sizes(), src.sizes());
-    NPGRAD_CHECK(
-        false,
-        "output with shape ",
-        shape_str(self.sizes()),
-        " doesn't match the broadcast shape ",
-        shape_str(broadcast));
-  }
+  check_broadcasts_to_self(self, src);
   std::shared_ptr<Node> node;
   if (rg) {
     node = make_inplace_node<CopyBackwards>({&self, &src});
