@@ -271,3 +271,24 @@ def test_finalizer_of_a_replaced_grad_may_use_its_leaf(ng):
     """
     out = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60, check=False)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_multi_grad_hook_follows_a_leaf_whose_object_outlived_its_graph(ng):
+    """A leaf of an "all" multi-grad hook is reached through its Python object,
+    which stays the tensor's identity when it takes the tensor's state over."""
+    a = ng.ones(3, requires_grad=True)
+    b = ng.ones(3, requires_grad=True)
+    ref = weakref.ref(a)
+    y = (a * 2).sum() + (b * 2).sum()  # the graph holds a (AccumulateGrad)
+    calls = []
+
+    def fn(grads):
+        calls.append([None if g is None else to_np(g).tolist() for g in grads])
+
+    ng.autograd.graph.register_multi_grad_hook([a, b], fn)
+    del a
+    obj = ref()  # Python holds the object again without npgrad's help
+    del y  # the graph goes; the object takes the tensor's state over
+    gc.collect()
+    (obj * 3).sum().add((b * 5).sum()).backward()
+    assert calls == [[[3.0, 3.0, 3.0], [5.0, 5.0, 5.0]]]

@@ -205,7 +205,10 @@ namespace {
 // The state is a Python object, referenced by one small Python closure per
 // tensor, so Python's GC sees fn (which may capture the tensors) through it
 // (Note [GC visibility]). The tensors' nodes are held weakly: a strong
-// reference would keep each leaf alive through its AccumulateGrad.
+// reference would keep each leaf alive through its AccumulateGrad. A leaf is
+// held through a weakref to its Python object, not to its TensorImpl: the
+// object is the tensor's identity for as long as the tensor lives (Note
+// [PyObject preservation]), also after its state moved to a fresh TensorImpl.
 int64_t current_task_id_or_raise() {
   autograd::GraphTask* task = autograd::current_graph_task();
   if (task == nullptr) {
@@ -228,7 +231,7 @@ class MultiGradState {
       Tensor t = obj.cast<Tensor>();
       Target target;
       if (autograd::requires_grad(t) && autograd::is_leaf(t)) {
-        target.leaf = t.impl_ptr();
+        target.leaf = py::weakref(obj);
       } else if (const auto& fn = autograd::grad_fn(t)) {
         target.node = fn;
       } else {
@@ -285,10 +288,14 @@ class MultiGradState {
  private:
   struct Target {
     std::weak_ptr<autograd::Node> node;
-    std::weak_ptr<TensorImpl> leaf;
+    py::object leaf;  // a weakref to a leaf's Python object; null otherwise
     bool reached() const {
-      if (auto impl = leaf.lock()) {
-        auto acc = autograd::try_get_grad_accumulator(Tensor(impl));
+      if (leaf) {
+        py::object obj = leaf();
+        if (obj.is_none()) {
+          return false;
+        }
+        auto acc = autograd::try_get_grad_accumulator(obj.cast<Tensor>());
         return acc && autograd::will_engine_reach_node(acc.get());
       }
       auto fn = node.lock();
