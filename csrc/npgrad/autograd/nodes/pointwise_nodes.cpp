@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/nodes/half_formulas.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 
@@ -183,13 +184,17 @@ void CosBackward0::compute(const variable_list& g, variable_list& out) {
 }
 
 void TanhBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor r = saved();
-  out[0] = mul_reusing(g[0], one_minus_reusing(mul(r, r)));
+  out[0] = round_float16_once(
+      g[0], saved(), [](const Tensor& grad, const Tensor& r) {
+        return mul_reusing(grad, one_minus_reusing(mul(r, r)));
+      });
 }
 
 void SigmoidBackward0::compute(const variable_list& g, variable_list& out) {
+  // grad * (1 - r) * r, in torch's sigmoid_backward order; for float16 torch
+  // rounds after each step too (unlike tanh's, its kernel has no float path).
   Tensor r = saved();
-  out[0] = mul_reusing(g[0], mul_reusing(r, rsub(r, 1)));
+  out[0] = mul_reusing(mul_reusing(g[0], rsub(r, 1)), r);
 }
 
 void ReluBackward0::compute(const variable_list& g, variable_list& out) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "npgrad/autograd/nodes/half_formulas.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 
@@ -90,13 +91,21 @@ template struct MaxMinBackward0<true>;
 template struct MaxMinBackward0<false>;
 
 void SoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor result = result_.unpack(self_ptr());
-  out[0] = mul(sub(g[0], sum(mul(g[0], result), {dim}, true)), result);
+  out[0] = round_float16_once(
+      g[0],
+      result_.unpack(self_ptr()),
+      [&](const Tensor& grad, const Tensor& r) {
+        return mul(sub(grad, sum(mul(grad, r), {dim}, true)), r);
+      });
 }
 
 void LogSoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor result = result_.unpack(self_ptr());
-  out[0] = sub(g[0], mul(exp(result), sum(g[0], {dim}, true)));
+  out[0] = round_float16_once(
+      g[0],
+      result_.unpack(self_ptr()),
+      [&](const Tensor& grad, const Tensor& r) {
+        return sub(grad, mul(exp(r), sum(grad, {dim}, true)));
+      });
 }
 
 }  // namespace npgrad::autograd
