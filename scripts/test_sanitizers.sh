@@ -16,6 +16,12 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 BUILD=build/sanitize
 
+# Set before the build: catch_discover_tests runs the sanitized test binary to
+# list its cases, and with leak detection on it reported the interpreter's
+# objects (harmless, but an "ERROR: LeakSanitizer" in the CI log).
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNPGRAD_SANITIZE="address;undefined" -DNPGRAD_BUILD_TESTS=ON \
   -DNPGRAD_WARNINGS_AS_ERRORS=OFF -DPython_EXECUTABLE="$(command -v "$PY")" >/dev/null
@@ -24,8 +30,6 @@ cmake --build "$BUILD"
 # libstdc++ is preloaded too: the interpreter does not link it, and ASan's
 # __cxa_throw interceptor must find it when ASan starts.
 PRELOAD="$(${CXX:-c++} -print-file-name=libasan.so) $(${CXX:-c++} -print-file-name=libstdc++.so)"
-export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
-export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 echo "== Catch2 under ASan+UBSan =="
 LD_PRELOAD="$PRELOAD" "$BUILD/npgrad_core_tests"
