@@ -26,18 +26,27 @@ autograd::Node* node_owned_alone(PyObject* self) {
 }
 
 // pybind11_traverse visits the instance __dict__ and the type. For an
-// instance of a Python subclass, CPython's subtype_traverse has already
-// visited the (managed) __dict__ before calling the base's traverse, and a
-// second visit breaks the GC's reference arithmetic (the dict then looks
-// referenced from outside, so a cycle through it is never collected).
+// instance of a Python subclass on Python 3.11, CPython's subtype_traverse
+// has already visited the (managed) __dict__ before calling the base's
+// traverse, and a second visit breaks the GC's reference arithmetic (the dict
+// then looks referenced from outside, so a cycle through it is never
+// collected). From 3.12 subtype_traverse leaves a managed __dict__ to the
+// base's traverse when the base has one too, as pybind11's dynamic_attr types
+// do there: skipping it then hid the dict from the GC altogether
+// (test_gc_cycles.py::test_function_ctx_holding_its_output). Before 3.11 a
+// subclass shares its base's dict offset, which only the base visits.
 int traverse_dict_and_type(
     PyObject* self, visitproc visit, void* arg, traverseproc own) {
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
   PyTypeObject* type = Py_TYPE(self);
   if (type->tp_traverse != own &&
       PyType_HasFeature(type, Py_TPFLAGS_MANAGED_DICT)) {
     Py_VISIT(type);
     return 0;
   }
+#else
+  (void)own;
+#endif
   return py::detail::pybind11_traverse(self, visit, arg);
 }
 

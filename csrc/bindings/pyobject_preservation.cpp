@@ -12,6 +12,14 @@ namespace {
 
 using Holder = std::shared_ptr<TensorImpl>;
 
+bool interpreter_finalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;  // public from 3.13
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
 PyTypeObject* preserving_type = nullptr;
 destructor pybind_dealloc = nullptr;
 
@@ -20,7 +28,7 @@ destructor pybind_dealloc = nullptr;
 // the instance's __dict__ and weakrefs before it reaches this base dealloc,
 // so there is nothing left worth preserving.
 bool try_preserve(PyObject* self) {
-  if (Py_TYPE(self) != preserving_type || _Py_IsFinalizing()) {
+  if (Py_TYPE(self) != preserving_type || interpreter_finalizing()) {
     return false;
   }
   Holder* constructed = tensor_holder(self);

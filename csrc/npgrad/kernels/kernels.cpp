@@ -2,6 +2,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #define NPY_NO_DEPRECATED_API NPY_2_0_API_VERSION
+// npgrad requires NumPy >= 2.0 (pyproject.toml). Without this the headers
+// target the oldest NumPy of the running Python (1.21 for 3.10), which hides
+// the memory-handler API the buffer cache uses.
+#define NPY_TARGET_VERSION NPY_2_0_API_VERSION
 #define PY_ARRAY_UNIQUE_SYMBOL npgrad_ARRAY_API
 #include <numpy/arrayobject.h>
 // Only the PyUFuncObject layout is used (its loop table), never the ufunc C

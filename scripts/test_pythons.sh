@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The wheel on every other CPython the package supports (requires-python in
+# pyproject.toml): scripts/test_wheel.sh once per interpreter found, each in a
+# fresh virtual environment. The C++ code meets version-specific CPython
+# behaviour (managed __dict__ traversal from 3.11 and again from 3.12,
+# Py_IsFinalizing in 3.13), which the main suite on one version cannot see.
+#
+#     bash scripts/test_pythons.sh            # 3.10, 3.12 and 3.13
+#     bash scripts/test_pythons.sh 3.12       # only these
+#
+# An interpreter is looked up as pythonX.Y on PATH, then in pyenv's versions;
+# one that is not there is reported and skipped (the CI image has pyenv's).
+# torch is not installed in these environments: the differential tests skip.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+versions=("$@")
+[ ${#versions[@]} -gt 0 ] || versions=(3.10 3.12 3.13)
+
+find_python() {
+  local v=$1 exe
+  if exe=$(command -v "python$v" 2>/dev/null) && "$exe" -c '' 2>/dev/null; then
+    echo "$exe"
+    return
+  fi
+  local root=${PYENV_ROOT:-$HOME/.pyenv}
+  for exe in "$root"/versions/"$v".*/bin/"python$v"; do
+    [ -x "$exe" ] && { echo "$exe"; return; }
+  done
+}
+
+tested=()
+for v in "${versions[@]}"; do
+  exe=$(find_python "$v")
+  if [ -z "$exe" ]; then
+    echo "== Python $v: not found, skipped"
+    continue
+  fi
+  echo "== Python $v ($exe)"
+  PYTHON="$exe" bash scripts/test_wheel.sh
+  tested+=("$v")
+done
+echo "== test_pythons.sh: tested on ${tested[*]:-none}"
