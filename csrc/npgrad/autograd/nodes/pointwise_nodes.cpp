@@ -193,8 +193,14 @@ void TanhBackward0::compute(const variable_list& g, variable_list& out) {
 void SigmoidBackward0::compute(const variable_list& g, variable_list& out) {
   // grad * (1 - r) * r, in torch's sigmoid_backward order; for float16 torch
   // rounds after each step too (unlike tanh's, its kernel has no float path).
+  // (1 - r) * grad has the same bits and goes into the temporary 1 - r, which
+  // then takes the second product too: one buffer. (Written into the incoming
+  // gradient instead, the first product would stay referenced by `g`, and the
+  // second would need a buffer of its own.)
   Tensor r = saved();
-  out[0] = mul_reusing(mul_reusing(g[0], rsub(r, 1)), r);
+  Tensor t = rsub(r, 1);
+  t = mul_reusing(t, g[0]);
+  out[0] = mul_reusing(t, r);
 }
 
 void ReluBackward0::compute(const variable_list& g, variable_list& out) {
