@@ -10,6 +10,7 @@ import contextlib
 import importlib
 import logging
 import os
+import threading
 from collections.abc import Iterator
 from typing import Any, Callable
 
@@ -194,3 +195,25 @@ def child_env() -> dict[str, str]:
         root = os.path.dirname(os.path.dirname(spec.origin))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
     return env
+
+
+def run_in_threads(target: Callable[[int], Any], n: int, timeout: float = 120.0) -> None:
+    """Run ``target(i)`` for i in range(n), each in its own thread; re-raise the
+    first exception a thread raised, and fail if a thread is still running after
+    ``timeout`` seconds."""
+    errors: list[BaseException] = []
+
+    def wrapped(i: int) -> None:
+        try:
+            target(i)
+        except BaseException as e:  # noqa: BLE001 - re-raised below
+            errors.append(e)
+
+    threads = [threading.Thread(target=wrapped, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout)
+        assert not t.is_alive(), "a thread hung"
+    if errors:
+        raise errors[0]

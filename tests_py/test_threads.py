@@ -8,28 +8,12 @@ import threading
 
 import numpy as np
 import pytest
+from oracle import run_in_threads
 
 AGAINST_TORCH = bool(os.environ.get("NPGRAD_TESTS_AGAINST_TORCH"))
 
 N_THREADS = 8
 SIZE = 200_000  # large enough for NumPy to release the GIL in its loops
-
-
-def _run_threads(target, n=N_THREADS):
-    errors = []
-
-    def wrapped(i):
-        try:
-            target(i)
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-
-    threads = [threading.Thread(target=wrapped, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
 
 
 def test_independent_graphs_in_threads(ng):
@@ -41,7 +25,7 @@ def test_independent_graphs_in_threads(ng):
             (x.sin() * x).sum().backward()
         results[i] = (x.grad, float(i + 1))
 
-    _run_threads(work)
+    run_in_threads(work, N_THREADS)
     for g, v in results.values():
         expected = 3 * (np.cos(v) * v + np.sin(v))
         assert np.allclose(g.numpy(), expected)
@@ -54,7 +38,7 @@ def test_shared_graph_with_retain_graph_accumulates_every_pass(ng):
     def work(_):
         y.backward(retain_graph=True)
 
-    _run_threads(work)
+    run_in_threads(work, N_THREADS)
     expected = N_THREADS * (np.exp(0.5) * 0.5 + np.exp(0.5))
     assert np.allclose(x.grad.numpy(), expected)
 
@@ -91,6 +75,6 @@ def test_multi_grad_hook_sees_its_own_graph_task_in_each_thread(ng, entry):
         else:
             out.backward(retain_graph=True)
 
-    _run_threads(work)
+    run_in_threads(work, N_THREADS)
     handle.remove()
     assert calls == [(3.0, 5.0)] * N_THREADS

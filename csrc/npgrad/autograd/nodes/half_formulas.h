@@ -11,7 +11,7 @@ namespace npgrad::autograd {
 // are single kernels that read Half operands as float, compute in float and
 // round once (its sigmoid_backward rounds after each step, as npgrad's ops do).
 // npgrad writes these formulas as several ops, each of which would round to
-// float16 (up to 18 ulps apart from torch for log_softmax). Without
+// float16 (up to 177 ulps apart from torch for log_softmax). Without
 // create_graph the formula runs on float32 copies of its float16 operands and
 // its result is rounded once, as torch's kernel does. With create_graph its
 // steps are recorded ops in the gradient's own dtype, so that the recorded

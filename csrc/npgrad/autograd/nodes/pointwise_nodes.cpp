@@ -38,7 +38,7 @@ bool can_write_into(const Tensor& target, const Tensor& other) {
 // is the ordinary op otherwise. `b` (and one_minus_reusing's `a`) are taken
 // by value: a temporary argument is moved in, so when it is returned as the
 // result no second reference to it is left in the caller's expression, and a
-// nested call can reuse it again (tanh, sigmoid).
+// nested call can reuse it again (tanh).
 Tensor binary_reusing(
     kernels::Binary op,
     Tensor (*recorded)(const Tensor&, const Tensor&),
