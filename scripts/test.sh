@@ -19,7 +19,7 @@ if [ ! -f /usr/include/catch2/catch.hpp ] || ! command -v dot >/dev/null; then
 fi
 
 $PY -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=2.13" "numpy>=2.0" cmake ninja pytest hypothesis \
+  "scikit-build-core>=0.10" "pybind11>=3.0" "numpy>=2.0" cmake ninja pytest hypothesis \
   mypy graphviz
 if [ -z "${NPGRAD_NO_TORCH:-}" ]; then
   # Only this exact spec takes the CPU build that is on disk (see README).

@@ -21,6 +21,11 @@ BUILD=build/sanitize
 # objects (harmless, but an "ERROR: LeakSanitizer" in the CI log).
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:detect_stack_use_after_return=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# The crash fuzzer's children inherit the preloaded sanitizers: a finding there
+# aborts the child and is reported with its call. A bounded run, its own seed.
+export NPGRAD_FUZZ_SEEDS=${NPGRAD_FUZZ_SEEDS:-3}
+export NPGRAD_FUZZ_CALLS_PER_TARGET=${NPGRAD_FUZZ_CALLS_PER_TARGET:-8}
+export NPGRAD_FUZZ_GRAPHS=${NPGRAD_FUZZ_GRAPHS:-400}
 
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DNPGRAD_SANITIZE="address;undefined" -DNPGRAD_BUILD_TESTS=ON \

@@ -17,6 +17,11 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 python=${PYTHON:-python3}
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+# The crash fuzzer (tests_py/test_crash_fuzzer.py) has its full run in
+# scripts/test.sh; here (once per Python version) a smaller one, another seed.
+export NPGRAD_FUZZ_SEEDS=${NPGRAD_FUZZ_SEEDS:-5}
+export NPGRAD_FUZZ_CALLS_PER_TARGET=${NPGRAD_FUZZ_CALLS_PER_TARGET:-5}
+export NPGRAD_FUZZ_GRAPHS=${NPGRAD_FUZZ_GRAPHS:-300}
 start=$SECONDS
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/npgrad-wheel.XXXXXX")

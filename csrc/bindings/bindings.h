@@ -25,18 +25,17 @@ std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self);
 }  // namespace npgrad::bindings
 
 // npgrad::Tensor <-> the Python Tensor object (a pybind11 instance holding
-// shared_ptr<TensorImpl>); an undefined Tensor is None. A Python object that
-// its TensorImpl owns (Note [PyObject preservation]) is taken back by either
-// direction.
+// shared_ptr<TensorImpl>). An undefined Tensor converts to None, but None
+// never loads as a Tensor: a parameter that may be None is a
+// std::optional<Tensor> (torch's "Tensor?"), and a rejected argument gets
+// torch's TypeError (Note [Argument errors in torch's words]). A Python object
+// that its TensorImpl owns (Note [PyObject preservation]) is taken back by
+// either direction.
 namespace pybind11::detail {
 template <>
 struct type_caster<npgrad::Tensor> {
   PYBIND11_TYPE_CASTER(npgrad::Tensor, const_name("Tensor"));
   bool load(handle src, bool convert) {
-    if (src.is_none()) {
-      value = npgrad::Tensor();
-      return true;
-    }
     std::shared_ptr<npgrad::TensorImpl> impl;
     const type_info* tinfo = npgrad::bindings::tensor_type_info();
     if (tinfo != nullptr && Py_TYPE(src.ptr()) == tinfo->type) {
@@ -54,6 +53,10 @@ struct type_caster<npgrad::Tensor> {
         return false;
       }
       impl = static_cast<std::shared_ptr<npgrad::TensorImpl>&>(caster);
+      if (impl == nullptr) {
+        // pybind11's holder caster loads None as a null holder.
+        return false;
+      }
     }
     if (impl->owned_pyobj != nullptr) {
       // Reached through a weakref: its holder does not own impl.
@@ -108,6 +111,18 @@ void bind_nodes(py::module_& m);
 void bind_engine(py::module_& m);
 void bind_modes(py::module_& m);
 void bind_docstrings(py::module_& m);
+/// Note [Argument errors in torch's words]: routes every function of the
+/// module (and its submodules and classes) through the rewrite; called last.
+void install_argument_errors(py::module_& m);
+/// `fn` (a function or method of _C) has several overloads in torch that take
+/// `from_num_args` arguments or more; for such a call torch's parser reports
+/// "received an invalid combination of arguments" instead of naming one.
+void mark_torch_overloaded(py::handle fn, int from_num_args);
+/// Raises torch's "fn() received an invalid combination of arguments - got
+/// (types...), but expected one of:\n" + expected, for a binding that checks
+/// its arguments itself.
+[[noreturn]] void throw_invalid_combination(
+    const char* fn, const std::vector<py::handle>& args, const char* expected);
 
 /// Note [GC visibility]: tp_traverse/tp_clear of the tensor and node types
 /// (pybind11 custom_type_setup callbacks), and _C._collect_autograd_cycles.
@@ -127,6 +142,9 @@ ScalarType dtype_from_object(py::handle obj);
 /// A Python number or Tensor as an operand; nullopt-like undefined Tensor
 /// when it is neither (callers return NotImplemented or raise).
 Tensor as_operand(py::handle obj);
+/// A gradient slot that Python may leave empty: None is the undefined Tensor,
+/// anything else must be a Tensor.
+Tensor tensor_or_undefined(py::handle obj);
 bool is_tensor(py::handle obj);
 /// type(obj).__name__, for error messages.
 std::string python_type_name(py::handle obj);

@@ -18,6 +18,8 @@ void bind_errors(py::module_&) {
       PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const npgrad::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const npgrad::RecursionError& e) {
+      PyErr_SetString(PyExc_RecursionError, e.what());
     } catch (const npgrad::NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const npgrad::Error& e) {

@@ -17,4 +17,5 @@ PYBIND11_MODULE(_C, m) {
   bind_modes(m);
   bind_gc(m);
   bind_docstrings(m);
+  install_argument_errors(m);
 }

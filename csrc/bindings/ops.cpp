@@ -13,6 +13,20 @@ namespace {
 
 using namespace py::literals;
 
+// torch's overloads, listed in its "invalid combination" messages.
+constexpr const char* kWhereSignatures =
+    " * (Tensor condition)\n"
+    " * (Tensor condition, Tensor input, Tensor other, *, Tensor out = None)\n"
+    " * (Tensor condition, Number self, Tensor other)\n"
+    " * (Tensor condition, Tensor input, Number other)\n"
+    " * (Tensor condition, Number self, Number other)\n";
+constexpr const char* kPowSignatures =
+    " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
+    " * (Number self, Tensor exponent, *, Tensor out = None)\n"
+    " * (Tensor input, Number exponent, *, Tensor out = None)\n";
+constexpr const char* kPowMethodSignatures =
+    " * (Tensor exponent)\n * (Number exponent)\n";
+
 // Tensor.to(device): the CPU, or torch's error for another device.
 void check_device(py::handle device) {
   py::module_::import("npgrad").attr("_check_to_device")(device);
@@ -202,7 +216,12 @@ Tensor squeeze_impl(const Tensor& self, py::handle dim) {
   return ops::squeeze(self, dim.cast<std::vector<int64_t>>());
 }
 
-std::vector<Tensor> tensor_list(py::handle seq) {
+std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
+  NPGRAD_CHECK_TYPE(
+      py::isinstance<py::tuple>(seq) || py::isinstance<py::list>(seq),
+      fn,
+      "(): argument 'tensors' (position 1) must be tuple of Tensors, not ",
+      python_type_name(seq));
   std::vector<Tensor> out;
   for (py::handle item : seq) {
     NPGRAD_CHECK_TYPE(
@@ -535,7 +554,11 @@ void bind_ops(py::module_& m) {
   cls.def(
       "pow",
       [](const Tensor& a, py::handle b) {
-        return ops::pow(a, operand_or_throw(b));
+        Tensor exponent = as_operand(b);
+        if (!exponent.defined()) {
+          throw_invalid_combination("pow", {b}, kPowMethodSignatures);
+        }
+        return ops::pow(a, exponent);
       },
       "exponent"_a);
   cls.def(
@@ -714,7 +737,7 @@ void bind_ops(py::module_& m) {
         ops::copy_(self.cast<Tensor>(), src);
         return self;
       },
-      "src"_a);
+      "other"_a);
   cls.def(
       "clamp_",
       [](py::object self, py::handle min, py::handle max) {
@@ -769,10 +792,18 @@ void bind_ops(py::module_& m) {
   m.def(
       "pow",
       [](py::handle a, py::handle b) -> Tensor {
-        if (!is_tensor(a)) {
-          return ops::pow(py::cast<double>(a), b.cast<Tensor>());
+        if (is_tensor(a)) {
+          Tensor exponent = as_operand(b);
+          if (exponent.defined()) {
+            return ops::pow(a.cast<Tensor>(), exponent);
+          }
+        } else if (is_tensor(b)) {
+          Tensor base = as_operand(a);
+          if (base.defined() && base.impl()->is_wrapped_number) {
+            return ops::pow(kernels::item(base), b.cast<Tensor>());
+          }
         }
-        return ops::pow(a.cast<Tensor>(), operand_or_throw(b));
+        throw_invalid_combination("pow", {a, b}, kPowSignatures);
       },
       "input"_a,
       "exponent"_a);
@@ -797,14 +828,22 @@ void bind_ops(py::module_& m) {
       "input"_a,
       "min"_a = py::none(),
       "max"_a = py::none());
+  mark_torch_overloaded(m.attr("clamp"), 1);
   m.def(
       "where",
       [](const Tensor& cond, py::handle a, py::handle b) {
-        return ops::where(cond, operand_or_throw(a), operand_or_throw(b));
+        Tensor input = as_operand(a);
+        Tensor other = as_operand(b);
+        if (!input.defined() || !other.defined()) {
+          throw_invalid_combination(
+              "where", {py::cast(cond), a, b}, kWhereSignatures);
+        }
+        return ops::where(cond, input, other);
       },
       "condition"_a,
       "input"_a,
       "other"_a);
+  mark_torch_overloaded(m.attr("where"), 2);
   m.def(
       "sum",
       &sum_impl,
@@ -853,17 +892,21 @@ void bind_ops(py::module_& m) {
   m.def(
       "cat",
       [](py::handle tensors, int64_t dim) {
-        return ops::cat(tensor_list(tensors), dim);
+        return ops::cat(tensor_list(tensors, "cat"), dim);
       },
       "tensors"_a,
       "dim"_a = 0);
   m.def(
       "stack",
       [](py::handle tensors, int64_t dim) {
-        return ops::stack(tensor_list(tensors), dim);
+        return ops::stack(tensor_list(tensors, "stack"), dim);
       },
       "tensors"_a,
       "dim"_a = 0);
+  // sum(input, dim), max(input, dim | other), ...: several torch overloads.
+  for (const char* name : {"sum", "mean", "max", "min", "squeeze"}) {
+    mark_torch_overloaded(m.attr(name), 2);
+  }
 }
 
 }  // namespace npgrad::bindings

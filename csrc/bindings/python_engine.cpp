@@ -29,7 +29,29 @@ std::optional<Edge> as_gradient_edge(py::handle obj, py::handle edge_type) {
       fn != nullptr,
       "GradientEdge's first object must be an autograd.graph.Node but got ",
       python_type_name(node));
-  return Edge(fn, t[1].cast<uint32_t>());
+  // output_nr picks one of the node's inputs, i.e. one output of the forward
+  // call that recorded it; anything else would index past its metadata.
+  py::handle nr = t[1];
+  NPGRAD_CHECK_TYPE(
+      PyLong_Check(nr.ptr()) && !PyBool_Check(nr.ptr()),
+      "GradientEdge's output_nr must be an int but got ",
+      python_type_name(nr));
+  long long output_nr = PyLong_AsLongLong(nr.ptr());
+  if (output_nr == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    output_nr = -1;  // out of range either way
+  }
+  const auto num_outputs = static_cast<long long>(fn->num_inputs());
+  NPGRAD_CHECK(
+      output_nr >= 0 && output_nr < num_outputs,
+      "GradientEdge's output_nr ",
+      py::str(nr).cast<std::string>(),
+      " is out of range: its node ",
+      fn->name(),
+      " has ",
+      num_outputs,
+      num_outputs == 1 ? " output" : " outputs");
+  return Edge(fn, static_cast<uint32_t>(output_nr));
 }
 
 // A flag parsed as THPEngine_run_backward's "b" format does: any integer
@@ -75,10 +97,11 @@ py::object run_backward(
     } else if (auto e = as_gradient_edge(out, edge_type)) {
       edge = *e;
     } else {
-      throw Error(detail::str_cat(
-          "element ",
-          i,
-          " of tensors tuple is neither a Tensor nor a GradientEdge"));
+      throw Error(
+          detail::str_cat(
+              "element ",
+              i,
+              " of tensors tuple is neither a Tensor nor a GradientEdge"));
     }
     NPGRAD_CHECK(edge.is_valid(), "element ", i, messages::kNoGradFn);
     py::handle g = grad_tensors[i];
@@ -91,14 +114,16 @@ py::object run_backward(
           i,
           " of gradients tuple is None, but the corresponding Tensor requires "
           "grad");
-      throw Error(detail::str_cat(
-          "element ",
-          i,
-          " of gradients tuple is None, but the corresponding output is a "
-          "GradientEdge.This is not supported."));
+      throw Error(
+          detail::str_cat(
+              "element ",
+              i,
+              " of gradients tuple is None, but the corresponding output is a "
+              "GradientEdge.This is not supported."));
     } else {
-      throw Error(detail::str_cat(
-          "element ", i, " of gradients tuple is not a Tensor or None"));
+      throw Error(
+          detail::str_cat(
+              "element ", i, " of gradients tuple is not a Tensor or None"));
     }
     roots.push_back(std::move(edge));
   }
@@ -168,6 +193,11 @@ void bind_engine(py::module_& m) {
       py::arg("allow_unreachable"),
       py::arg("accumulate_grad"),
       py::arg("edge_type") = py::none());
+  // The checks _run_backward applies to a GradientEdge, for the Python code
+  // that reads an edge's metadata before the engine sees it.
+  m.def("_check_gradient_edge", [](py::handle edge) {
+    as_gradient_edge(edge, py::type::handle_of(edge));
+  });
   // Any object: as in torch, a non-callable fails when the callback runs.
   m.def("_queue_callback", [](py::object cb) {
     autograd::Engine::queue_callback([cb]() { cb(); });

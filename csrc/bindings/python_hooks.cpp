@@ -118,7 +118,7 @@ py::tuple to_tuple(const variable_list& values) {
 variable_list from_tuple(py::handle tuple) {
   variable_list out;
   for (py::handle item : tuple) {
-    out.push_back(item.cast<Tensor>());
+    out.push_back(tensor_or_undefined(item));
   }
   return out;
 }
@@ -132,7 +132,7 @@ variable_list PyFunctionTensorPreHook::operator()(const variable_list& values) {
     return values;
   }
   variable_list results(values);
-  results[value_idx] = args[0].cast<Tensor>();
+  results[value_idx] = tensor_or_undefined(args[0]);
   return results;
 }
 

@@ -220,6 +220,10 @@ bool is_tensor(py::handle obj) {
   return PyObject_TypeCheck(obj.ptr(), tensor_type);
 }
 
+Tensor tensor_or_undefined(py::handle obj) {
+  return obj.is_none() ? Tensor() : obj.cast<Tensor>();
+}
+
 Tensor as_operand(py::handle obj) {
   if (is_tensor(obj)) {
     return obj.cast<Tensor>();
@@ -228,8 +232,19 @@ Tensor as_operand(py::handle obj) {
     return ops::wrapped_scalar(obj.ptr() == Py_True ? 1 : 0, ScalarType::Bool);
   }
   if (PyLong_Check(obj.ptr())) {
-    return ops::wrapped_scalar(
-        static_cast<double>(PyLong_AsLongLong(obj.ptr())), ScalarType::Int64);
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+    if (overflow == 0) {
+      return ops::wrapped_scalar(static_cast<double>(v), ScalarType::Int64);
+    }
+    // torch reads an int past int64 as unsigned, and raises Python's
+    // OverflowError ("can't convert negative int to unsigned", "int too big
+    // to convert") for what that cannot hold.
+    unsigned long long u = PyLong_AsUnsignedLongLong(obj.ptr());
+    if (PyErr_Occurred()) {
+      throw py::error_already_set();
+    }
+    return ops::wrapped_scalar(static_cast<double>(u), ScalarType::Int64);
   }
   if (PyFloat_Check(obj.ptr())) {
     return ops::wrapped_scalar(

@@ -365,6 +365,12 @@ void validate_outputs(
 // add_thread_pool_task). A graph task's reentrant_depth counts the nesting
 // across threads.
 constexpr int kMaxReentrantDepth = 60;
+// Reentrant recursion that never stops (a hook that calls backward on the
+// graph that runs it) would start threads until the process dies; past this
+// many nested passes it raises RecursionError, as Python recursion does. It
+// is far beyond any real nesting (torch's deepest test nests 10,000), and
+// costs 32768 / 61 = 538 waiting threads.
+constexpr int kMaxTotalReentrantDepth = 32768;
 
 variable_list Engine::execute(
     const edge_list& roots,
@@ -373,6 +379,15 @@ variable_list Engine::execute(
     bool create_graph,
     bool accumulate_grad,
     const edge_list& outputs) {
+  if (tl_reentrant_depth + 1 >= kMaxTotalReentrantDepth) {
+    throw RecursionError(
+        detail::str_cat(
+            "maximum recursion depth exceeded: ",
+            kMaxTotalReentrantDepth,
+            " backward passes are nested (a hook or a custom Function's "
+            "backward "
+            "calls backward re-entrantly without end?)"));
+  }
   if (tl_current_task != nullptr && tl_thread_depth > kMaxReentrantDepth) {
     variable_list result;
     ThreadLocalState state;

@@ -24,6 +24,7 @@
 #include <exception>
 #include <initializer_list>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "npgrad/ops/broadcast.h"
@@ -1432,11 +1433,24 @@ void run_on_new_thread(const std::function<void()>& fn) {
       PyGILState_Release(gil);
     }
   };
+  // A thread that cannot be started (the process is out of threads or
+  // memory) is an error of the call, raised with the GIL held again.
+  std::string start_failure;
+  auto start_and_join = [&] {
+    try {
+      std::thread(body).join();
+    } catch (const std::system_error& e) {
+      start_failure = e.what();
+    }
+  };
   if (python) {
-    Py_BEGIN_ALLOW_THREADS std::thread(body).join();
+    Py_BEGIN_ALLOW_THREADS start_and_join();
     Py_END_ALLOW_THREADS
   } else {
-    std::thread(body).join();
+    start_and_join();
+  }
+  if (!start_failure.empty()) {
+    throw Error("could not start a thread: " + start_failure);
   }
   if (error) {
     std::rethrow_exception(error);

@@ -32,6 +32,11 @@ class NotImplementedError : public Error {
  public:
   using Error::Error;
 };
+/// Python's RecursionError (a RuntimeError): recursion that never ends.
+class RecursionError : public Error {
+ public:
+  using Error::Error;
+};
 
 namespace detail {
 template <typename... Args>

@@ -46,6 +46,7 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any]) -> tuple[Any, ...]
     new_grads: list[_C.Tensor | None] = []
     for i, (out, grad) in enumerate(zip(outputs, grads)):
         if isinstance(out, GradientEdge):
+            _C._check_gradient_edge(out)
             meta = out.node._input_metadata[out.output_nr]
             out_size, out_dtype = meta.shape, meta.dtype
         else:
