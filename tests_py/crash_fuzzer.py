@@ -554,7 +554,10 @@ def worker(mode: str, seed: int, start: int, count: int) -> None:
     import warnings
 
     warnings.simplefilter("ignore")
-    sys.setrecursionlimit(3000)
+    # Python's default recursion limit stays: it is what keeps the C stack
+    # from overflowing (a pack hook that records ops recurses through npgrad's
+    # frames, which are several times larger under ASan).
+    _limit_memory()
     lib = importlib.import_module("npgrad")
     targets = discover(lib) if mode == "api" else []
     planted = os.environ.get("NPGRAD_FUZZ_PLANT")
@@ -633,7 +636,7 @@ def run(
             [sys.executable, os.path.abspath(__file__), "--worker", "--mode", mode, "--seed", str(seed),
              "--start", str(next_index), "--count", str(end - next_index)],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            cwd=workdir, env=env, preexec_fn=_limit_memory,
+            cwd=workdir, env=env,
         )
         current: tuple[int, str] | None = None
         done = False
