@@ -1,4 +1,4 @@
-"""The differentiable ops of API.md as data: how to call each one, on which inputs,
+"""The differentiable ops of the README's API surface as data: how to call each one, on which inputs,
 which backward node torch records for it, and which saved attributes to compare.
 
 Used by test_ops.py (forward values, node names, graph structure, saved values) and

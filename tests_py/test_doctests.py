@@ -96,7 +96,7 @@ def test_every_graph_name_has_an_example(name: str) -> None:
 
 
 def _public_names() -> list[tuple[str, Any]]:
-    """(qualified name, object) for each public name of API.md."""
+    """(qualified name, object) for each public name of the README's API surface."""
     import npgrad.autograd.function as function
     import npgrad.autograd.graph as graph
     import npgrad.autograd.variable as variable
@@ -107,7 +107,7 @@ def _public_names() -> list[tuple[str, Any]]:
         for name in mod.__all__:
             out.append((f"{mod.__name__}.{name}", getattr(mod, name)))
     # Tensor: its public methods and properties, and the private attributes
-    # API.md lists.
+    # the README's API surface lists.
     tensor_names = [n for n in dir(npgrad.Tensor) if not n.startswith("_")]
     tensor_names += ["_version", "_base", "__len__", "__getitem__", "__setitem__"]
     for name in tensor_names:

@@ -1,4 +1,4 @@
-"""Gradients of every differentiable op of API.md against central finite differences
+"""Gradients of every differentiable op of the README's API surface against central finite differences
 (float64), and the dtype of gradients in float32."""
 
 from __future__ import annotations

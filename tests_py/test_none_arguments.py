@@ -57,10 +57,6 @@ CALLS: list[tuple[str, Callable[[Any], Any], str]] = [
 ]
 
 
-def test_the_issue_lists_36_calls():
-    assert len(CALLS) == 36
-
-
 @pytest.mark.parametrize("call,fn,message", CALLS, ids=[c[0] for c in CALLS])
 def test_none_for_a_tensor_raises_torchs_type_error(ng, call, fn, message):
     with pytest.raises(TypeError) as info:
@@ -140,10 +136,15 @@ def test_none_where_torch_accepts_it_keeps_its_meaning(ng):
     (g,) = ng.autograd.grad(y, x, grad_outputs=None)
     assert g.tolist() == [2.0, 2.0]
     # A hook returning None keeps the gradient; a tuple with None stays None.
+    assert x.grad.tolist() == [2.0, 2.0]
     z = x * 3
     z.register_hook(lambda g: None)
-    z.grad_fn.register_prehook(lambda grad_outputs: (None,))
     z.sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]
+    w = x * 3
+    w.grad_fn.register_prehook(lambda grad_outputs: (None,))
+    w.sum().backward()
+    assert x.grad.tolist() == [5.0, 5.0]  # no gradient reached x
 
 
 @pytest.mark.skipif(oracle.AGAINST_TORCH, reason="torch 2.13 segfaults on an out-of-range GradientEdge")

@@ -1,5 +1,5 @@
 """Forward values, backward-node names, graph structure and saved values of every
-differentiable op of API.md, compared with torch."""
+differentiable op of the README's API surface, compared with torch."""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@
 // Tensor parameters never take None (the Tensor caster rejects it), so a
 // function whose tensor argument may be None declares it std::optional<Tensor>
 // (or a py::handle it checks itself), as torch's "Tensor?" does.
-#include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -147,31 +146,37 @@ TypeCheck check_value(const std::string& type, py::handle value) {
   return {};
 }
 
-std::string type_name(py::handle obj) {
-  return python_type_name(obj);
+// torch's "f() received an invalid combination of arguments - got (NoneType,
+// Tensor, other=Tensor), but expected one of:\n" followed by `expected`.
+std::string invalid_combination(
+    const std::string& fn,
+    const std::vector<std::string>& got,
+    const std::string& expected) {
+  std::string msg =
+      fn + "() received an invalid combination of arguments - got (";
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    msg += (i ? ", " : "") + got[i];
+  }
+  return msg + "), but expected one of:\n" + expected;
 }
 
-// "(NoneType, Tensor, other=Tensor)": what torch's "got (...)" lists.
-std::string got_types(
+// The type of each argument after `skip`, keywords as name=type.
+std::vector<std::string> argument_types(
     PyObject* const* args,
     Py_ssize_t nargs,
     PyObject* kwnames,
     Py_ssize_t skip) {
-  std::string out = "(";
-  bool first = true;
+  std::vector<std::string> out;
   for (Py_ssize_t i = skip; i < nargs; ++i) {
-    out += first ? "" : ", ";
-    first = false;
-    out += type_name(args[i]);
+    out.push_back(python_type_name(args[i]));
   }
   Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
-    out += first ? "" : ", ";
-    first = false;
-    out += py::str(PyTuple_GET_ITEM(kwnames, k)).cast<std::string>() + "=" +
-           type_name(args[nargs + k]);
+    out.push_back(
+        py::str(PyTuple_GET_ITEM(kwnames, k)).cast<std::string>() + "=" +
+        python_type_name(args[nargs + k]));
   }
-  return out + ")";
+  return out;
 }
 
 // torch's message for a call no overload of `rec` accepted, or empty when
@@ -184,30 +189,28 @@ std::string torch_message(
   const std::string name = rec->name;
   // A method's self comes first; torch counts positions after it.
   const Py_ssize_t skip = rec->is_method ? 1 : 0;
-  if (rec->is_method && nargs > 0 && !is_tensor(args[0])) {
-    std::vector<Param> params = parse_signature(rec->signature);
-    if (!params.empty() && params[0].type == "Tensor") {
-      return "descriptor '" + name +
-             "' for 'Tensor' objects doesn't apply to a '" +
-             type_name(args[0]) + "' object";
-    }
+  const std::vector<Param> params = parse_signature(rec->signature);
+  if (rec->is_method && nargs > 0 && !is_tensor(args[0]) && !params.empty() &&
+      params[0].type == "Tensor") {
+    return "descriptor '" + name +
+           "' for 'Tensor' objects doesn't apply to a '" +
+           python_type_name(args[0]) + "' object";
   }
   Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
   auto overloaded = torch_overloaded_records().find(rec);
   if (rec->next != nullptr || (overloaded != torch_overloaded_records().end() &&
                                nargs - skip + nkw >= overloaded->second)) {
-    std::string msg =
-        name + "() received an invalid combination of arguments - got " +
-        got_types(args, nargs, kwnames, skip) + ", but expected one of:\n";
+    std::string expected;
     for (const detail_record* r = rec; r != nullptr; r = r->next) {
-      msg += std::string(" * ") + (r->signature ? r->signature : "") + "\n";
+      expected +=
+          std::string(" * ") + (r->signature ? r->signature : "") + "\n";
     }
-    return msg;
+    return invalid_combination(
+        name, argument_types(args, nargs, kwnames, skip), expected);
   }
   if (rec->has_args || rec->has_kwargs) {
     return {};
   }
-  std::vector<Param> params = parse_signature(rec->signature);
   if (static_cast<Py_ssize_t>(params.size()) < skip) {
     return {};
   }
@@ -257,7 +260,8 @@ std::string torch_message(
                     std::to_string(j + 1 - static_cast<std::size_t>(skip)) +
                     ")";
       return name + "(): argument '" + params[j].name + "'" + position +
-             " must be " + check.torch_name + ", not " + type_name(values[j]);
+             " must be " + check.torch_name + ", not " +
+             python_type_name(values[j]);
     }
   }
   // Required arguments not given.
@@ -342,8 +346,7 @@ void reroute_class(py::handle cls) {
     py::handle v = item.second;
     if (py::isinstance<py::staticmethod>(v)) {
       reroute(v.attr("__func__"));
-    } else if (
-        py::isinstance(v, py::module_::import("builtins").attr("property"))) {
+    } else if (PyObject_TypeCheck(v.ptr(), &PyProperty_Type)) {
       reroute(v.attr("fget"));
       reroute(v.attr("fset"));
     } else {
@@ -391,14 +394,11 @@ void mark_torch_overloaded(py::handle fn, int from_num_args) {
 
 [[noreturn]] void throw_invalid_combination(
     const char* fn, const std::vector<py::handle>& args, const char* expected) {
-  std::string got = "(";
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    got += (i ? ", " : "") + type_name(args[i]);
+  std::vector<std::string> got;
+  for (py::handle arg : args) {
+    got.push_back(python_type_name(arg));
   }
-  throw py::type_error(
-      std::string(fn) +
-      "() received an invalid combination of arguments - got " + got +
-      "), but expected one of:\n" + expected);
+  throw py::type_error(invalid_combination(fn, got, expected));
 }
 
 void install_argument_errors(py::module_& m) {

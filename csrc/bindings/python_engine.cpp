@@ -36,14 +36,11 @@ std::optional<Edge> as_gradient_edge(py::handle obj, py::handle edge_type) {
       PyLong_Check(nr.ptr()) && !PyBool_Check(nr.ptr()),
       "GradientEdge's output_nr must be an int but got ",
       python_type_name(nr));
-  long long output_nr = PyLong_AsLongLong(nr.ptr());
-  if (output_nr == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    output_nr = -1;  // out of range either way
-  }
+  int overflow = 0;
+  long long output_nr = PyLong_AsLongLongAndOverflow(nr.ptr(), &overflow);
   const auto num_outputs = static_cast<long long>(fn->num_inputs());
   NPGRAD_CHECK(
-      output_nr >= 0 && output_nr < num_outputs,
+      overflow == 0 && output_nr >= 0 && output_nr < num_outputs,
       "GradientEdge's output_nr ",
       py::str(nr).cast<std::string>(),
       " is out of range: its node ",
@@ -97,11 +94,10 @@ py::object run_backward(
     } else if (auto e = as_gradient_edge(out, edge_type)) {
       edge = *e;
     } else {
-      throw Error(
-          detail::str_cat(
-              "element ",
-              i,
-              " of tensors tuple is neither a Tensor nor a GradientEdge"));
+      throw Error(detail::str_cat(
+          "element ",
+          i,
+          " of tensors tuple is neither a Tensor nor a GradientEdge"));
     }
     NPGRAD_CHECK(edge.is_valid(), "element ", i, messages::kNoGradFn);
     py::handle g = grad_tensors[i];
@@ -114,16 +110,14 @@ py::object run_backward(
           i,
           " of gradients tuple is None, but the corresponding Tensor requires "
           "grad");
-      throw Error(
-          detail::str_cat(
-              "element ",
-              i,
-              " of gradients tuple is None, but the corresponding output is a "
-              "GradientEdge.This is not supported."));
+      throw Error(detail::str_cat(
+          "element ",
+          i,
+          " of gradients tuple is None, but the corresponding output is a "
+          "GradientEdge.This is not supported."));
     } else {
-      throw Error(
-          detail::str_cat(
-              "element ", i, " of gradients tuple is not a Tensor or None"));
+      throw Error(detail::str_cat(
+          "element ", i, " of gradients tuple is not a Tensor or None"));
     }
     roots.push_back(std::move(edge));
   }

@@ -27,7 +27,7 @@ def add_docstr(obj: Any, docstr: str, name: str | None = None) -> None:
 
 
 def add_internal_docstr(owner: Any, attr: str, docstr: str) -> None:
-    """``add_docstr`` for internals outside the API contract (API.md): skipped
+    """``add_docstr`` for internals outside the public API (the README's API surface): skipped
     when ``owner.attr`` is gone or was documented in C++, so reworking an
     internal entry point never breaks ``import npgrad``."""
     obj = getattr(owner, attr, None)

@@ -56,7 +56,9 @@ inline bool is_leaf(const Tensor& t) {
   return grad_fn(t) == nullptr;
 }
 uint32_t output_nr(const Tensor& t);
-/// The edge a consumer stores for input t (§1.2 of REFERENCE.md).
+/// The edge a consumer stores for input t: (grad_fn, output_nr) for a
+/// non-leaf, (its AccumulateGrad, 0) for a leaf that requires grad, and an
+/// invalid edge (no node) for any other tensor.
 Edge gradient_edge(const Tensor& t);
 /// The leaf's AccumulateGrad, created on first use (null if no grad needed).
 std::shared_ptr<Node> grad_accumulator(const Tensor& t);

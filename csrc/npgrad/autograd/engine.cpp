@@ -380,13 +380,11 @@ variable_list Engine::execute(
     bool accumulate_grad,
     const edge_list& outputs) {
   if (tl_reentrant_depth + 1 >= kMaxTotalReentrantDepth) {
-    throw RecursionError(
-        detail::str_cat(
-            "maximum recursion depth exceeded: ",
-            kMaxTotalReentrantDepth,
-            " backward passes are nested (a hook or a custom Function's "
-            "backward "
-            "calls backward re-entrantly without end?)"));
+    throw RecursionError(detail::str_cat(
+        "maximum recursion depth exceeded: ",
+        kMaxTotalReentrantDepth,
+        " backward passes are nested (a hook or a custom Function's backward "
+        "calls backward re-entrantly without end?)"));
   }
   if (tl_current_task != nullptr && tl_thread_depth > kMaxReentrantDepth) {
     variable_list result;
