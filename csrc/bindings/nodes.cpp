@@ -14,6 +14,7 @@
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/util/error.h"
+#include "npgrad/util/error_messages.h"
 #include "python_function.h"
 #include "python_hooks.h"
 
@@ -23,6 +24,7 @@ namespace {
 
 using autograd::Node;
 using autograd::SavedVariable;
+using autograd::SavedVariableList;
 
 struct NodeMetadata final : autograd::NodePyState {
   int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
@@ -61,9 +63,11 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
                     : py::cast(v.unpack(node_));
     }
   }
-  void tensor_list(const char* name, std::vector<SavedVariable>& v) override {
+  void tensor_list(const char* name, SavedVariableList& list) override {
     tensor_names.emplace_back(name);
     if (hit(name)) {
+      NPGRAD_CHECK(!list.released, messages::kBackwardTwice);
+      auto& v = list.items;
       py::tuple t(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
         t[i] = raw_ ? py::cast(SavedTensorRef{node_, &v[i]})

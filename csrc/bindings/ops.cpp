@@ -726,8 +726,10 @@ void bind_ops(py::module_& m) {
         Tensor t = self.cast<Tensor>();
         if (v.impl()->is_wrapped_number) {
           ops::check_fill_value(kernels::item(v), t.dtype(), t.numel());
+          ops::fill_(t, kernels::item(v));
+        } else {
+          ops::fill_(t, v);  // FillBackward3: the value gets a gradient too
         }
-        ops::fill_(t, kernels::item(v));
         return self;
       },
       "value"_a);

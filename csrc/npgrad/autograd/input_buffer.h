@@ -13,7 +13,6 @@ class InputBuffer {
   /// are summed in arrival order.
   void add(std::size_t pos, Tensor&& var);
   variable_list release() { return std::move(buffer_); }
-  const variable_list& values() const { return buffer_; }
 
  private:
   variable_list buffer_;

@@ -16,9 +16,6 @@ std::atomic<int64_t> live_nodes{0};
 uint64_t next_sequence_nr() {
   return sequence_counter++;
 }
-uint64_t peek_sequence_nr() {
-  return sequence_counter;
-}
 int64_t live_node_count() {
   return live_nodes.load();
 }
@@ -63,9 +60,22 @@ void Node::set_next_edges(edge_list edges) {
   }
 }
 
-void Node::set_next_edge(std::size_t i, Edge edge) {
-  update_topological_nr(edge);
-  next_edges_[i] = std::move(edge);
+void Node::release_variables() {
+  struct Releaser final : SavedAttributeVisitor {
+    void tensor(const char*, SavedVariable& v) override { v.reset_data(); }
+    void tensor_list(const char*, SavedVariableList& v) override {
+      for (auto& sv : v.items) {
+        sv.reset_data();
+      }
+      v.released = true;
+    }
+    void integer(const char*, int64_t) override {}
+    void real(const char*, double) override {}
+    void boolean(const char*, bool) override {}
+    void int_list(const char*, const Shape&) override {}
+    void none(const char*) override {}
+  } releaser;
+  visit_saved(releaser);
 }
 
 uint32_t Node::add_input_metadata(const Tensor& t) {

@@ -14,25 +14,26 @@
 #include "npgrad/autograd/edge.h"
 #include "npgrad/autograd/input_metadata.h"
 #include "npgrad/autograd/node_hooks.h"
+#include "npgrad/autograd/saved_variable.h"
 #include "npgrad/tensor/tensor.h"
 #include "npgrad/util/pool.h"
 
 namespace npgrad::autograd {
 
-class SavedVariable;
 struct StrongRefVisitor;
 
 /// Next value of this thread's sequence counter (torch's
 /// at::sequence_number::get_and_increment).
 uint64_t next_sequence_nr();
-/// Value the next node created on this thread would get.
-uint64_t peek_sequence_nr();
 
 /// Visits the attributes a node saved for backward (`_saved_*` in Python).
+/// A node's visit_saved is the one declaration of its saved state: release
+/// after backward, the `_saved_*`/`_raw_saved_*` attributes, Python's GC
+/// traversal and the cycle collector are all derived from it.
 struct SavedAttributeVisitor {
   virtual ~SavedAttributeVisitor() = default;
   virtual void tensor(const char* name, SavedVariable& v) = 0;
-  virtual void tensor_list(const char* name, std::vector<SavedVariable>& v) = 0;
+  virtual void tensor_list(const char* name, SavedVariableList& v) = 0;
   virtual void integer(const char* name, int64_t v) = 0;
   virtual void real(const char* name, double v) = 0;
   virtual void boolean(const char* name, bool v) = 0;
@@ -63,7 +64,6 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   std::size_t num_outputs() const { return next_edges_.size(); }
   void add_next_edge(Edge edge);
   void set_next_edges(edge_list edges);
-  void set_next_edge(std::size_t i, Edge edge);
   /// Moves the edges out (used by iterative teardown).
   edge_list release_next_edges() { return std::move(next_edges_); }
 
@@ -72,9 +72,6 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   uint32_t add_input_metadata_undefined();
   std::size_t num_inputs() const { return input_metadata_.size(); }
   const InputMetadata& input_metadata(std::size_t i) const {
-    return input_metadata_[i];
-  }
-  InputMetadata& mutable_input_metadata(std::size_t i) {
     return input_metadata_[i];
   }
 
@@ -98,8 +95,12 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   bool task_should_compute_output(std::size_t i) const;
 
   // ---- Saved state ----
-  virtual void release_variables() {}
+  /// Frees what visit_saved declares (the tensors; lists are marked
+  /// released). Overridden only by nodes holding more than saved state.
+  virtual void release_variables();
   virtual void will_release_variables() {}
+  /// Declares the saved state: every saved tensor, tensor list and scalar,
+  /// under its torch attribute name.
   virtual void visit_saved(SavedAttributeVisitor&) {}
   /// Strong references held (next edges, saved variables, and members a
   /// subclass adds), for the cycle collector (Note [Autograd cycles]).
@@ -150,8 +151,8 @@ void Node::for_each_saved_variable(Fn&& fn) {
   struct Adapter final : SavedAttributeVisitor {
     explicit Adapter(Fn& f) : fn(f) {}
     void tensor(const char*, SavedVariable& v) override { fn(v); }
-    void tensor_list(const char*, std::vector<SavedVariable>& v) override {
-      for (auto& sv : v) {
+    void tensor_list(const char*, SavedVariableList& v) override {
+      for (auto& sv : v.items) {
         fn(sv);
       }
     }

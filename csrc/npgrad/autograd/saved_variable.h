@@ -7,6 +7,7 @@
 // node is supplied again at unpack time (`saved_for`).
 
 #include <memory>
+#include <vector>
 
 #include "npgrad/autograd/edge.h"
 #include "npgrad/autograd/saved_variable_hooks.h"
@@ -68,6 +69,14 @@ class SavedVariable {
       const std::shared_ptr<Node>& saved_for) const;
   void set_hooks_and_pack_data(
       std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data);
+};
+
+/// A saved list of tensors (torch's `std::vector<SavedVariable> x_` with its
+/// `x_released_` flag): after release the list itself is gone, so reading it
+/// raises even when it was empty.
+struct SavedVariableList {
+  std::vector<SavedVariable> items;
+  bool released = false;
 };
 
 }  // namespace npgrad::autograd

@@ -30,10 +30,6 @@ std::unique_ptr<SavedVariableHooks> SavedTensorDefaultHooks::get() {
   return stack.back()();
 }
 
-bool SavedTensorDefaultHooks::is_empty() {
-  return stack.empty();
-}
-
 void SavedTensorDefaultHooks::disable(const std::string& message) {
   disabled_message = message;
   NPGRAD_CHECK(stack.empty(), message);

@@ -31,7 +31,6 @@ struct SavedTensorDefaultHooks {
   static void pop();
   /// Hooks for a tensor being saved now: the innermost pair, or null.
   static std::unique_ptr<SavedVariableHooks> get();
-  static bool is_empty();
   /// Disables default hooks with this message; throws it if a pair is active.
   static void disable(const std::string& message);
   static void enable();

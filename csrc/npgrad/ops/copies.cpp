@@ -173,7 +173,7 @@ Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
     auto node = make_node<IndexBackward0>();
     node->set_next_edges(collect_next_edges({&a}));
     for (const auto& idx : indices) {
-      node->indices_.emplace_back(idx, false);
+      node->indices_.items.emplace_back(idx, false);
     }
     node->self_sizes = a.sizes();
     set_history(out, node);

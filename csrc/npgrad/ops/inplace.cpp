@@ -407,7 +407,7 @@ void index_put_(
   if (rg) {
     auto n = make_inplace_node<IndexPutBackward0>({&self, &value});
     for (const auto& idx : indices) {
-      n->indices_.emplace_back(idx, false);
+      n->indices_.items.emplace_back(idx, false);
     }
     node = n;
   }

@@ -51,7 +51,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   Tensor out = kernels::matmul(a, b);
   if (auto node = record<MmBackward0>(out, a, b)) {
     if (node->should_compute_output(0)) {
-      node->mat2_ = SavedVariable(b, false);
+      node->other_ = SavedVariable(b, false);
     }
     if (node->should_compute_output(1)) {
       node->self_ = SavedVariable(a, false);
@@ -97,7 +97,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         node->self_ = SavedVariable(a, false);
       }
       if (node->should_compute_output(0)) {
-        node->tensor_ = SavedVariable(b, false);
+        node->other_ = SavedVariable(b, false);
       }
     }
     return out;
@@ -120,7 +120,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         node->self_ = SavedVariable(a, false);
       }
       if (node->should_compute_output(0)) {
-        node->vec_ = SavedVariable(b, false);
+        node->other_ = SavedVariable(b, false);
       }
     }
     return out;
@@ -128,7 +128,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Tensor out = kernels::matmul(a, b);
   if (auto node = record<BmmBackward0>(out, a, b)) {
     node->self_ = SavedVariable(a, false);
-    node->mat2_ = SavedVariable(b, false);
+    node->other_ = SavedVariable(b, false);
   }
   return out;
 }

@@ -48,7 +48,6 @@ Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor abs(const Tensor& a);
 Tensor sqrt(const Tensor& a);
-Tensor sign(const Tensor& a);
 Tensor clamp(
     const Tensor& a, std::optional<double> min, std::optional<double> max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

@@ -269,10 +269,6 @@ Tensor abs(const Tensor& a) {
   return out;
 }
 
-Tensor sign(const Tensor& a) {
-  return kernels::unary(Unary::Sign, a, a.dtype());
-}
-
 Tensor relu(const Tensor& a) {
   Tensor out = kernels::binary(
       Binary::Maximum, a, wrapped_scalar(0, ScalarType::Int64), a.dtype());

@@ -45,6 +45,23 @@ class FormulaNode : public Node {
   std::shared_ptr<Node> self_ptr() { return shared_from_this(); }
 };
 
+/// A node whose formula needs its two tensor operands: `_saved_self` and the
+/// second one under torch's name for it (`other` for mul and div, `tensor`
+/// for dot, `vec` for mv, `mat2` for bmm).
+class TwoOperandNode : public FormulaNode {
+ public:
+  explicit TwoOperandNode(const char* other_attribute = "_saved_other")
+      : other_attribute_(other_attribute) {}
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_self", self_);
+    v.tensor(other_attribute_, other_);
+  }
+  SavedVariable self_, other_;
+
+ private:
+  const char* other_attribute_;
+};
+
 }  // namespace npgrad::autograd
 
 #define NPGRAD_NODE_NAME(N)           \

@@ -28,8 +28,8 @@ void StackBackward0::compute(const variable_list& g, variable_list& out) {
 
 void IndexBackward0::compute(const variable_list& g, variable_list& out) {
   std::vector<Tensor> indices;
-  indices.reserve(indices_.size());
-  for (const auto& sv : indices_) {
+  indices.reserve(indices_.items.size());
+  for (const auto& sv : indices_.items) {
     indices.push_back(sv.unpack());
   }
   out[0] = index_backward(g[0], self_sizes, indices);
@@ -124,7 +124,7 @@ void CopySlices::compute(const variable_list& g, variable_list& out) {
 
 void IndexPutBackward0::compute(const variable_list& g, variable_list& out) {
   std::vector<Tensor> indices;
-  for (const auto& sv : indices_) {
+  for (const auto& sv : indices_.items) {
     indices.push_back(sv.unpack());
   }
   if (task_should_compute_output(0)) {

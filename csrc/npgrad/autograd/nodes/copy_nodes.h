@@ -35,12 +35,11 @@ struct StackBackward0 final : FormulaNode {
 struct IndexBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(IndexBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { indices_.clear(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor_list("_saved_indices", indices_);
     v.int_list("_saved_self_sym_sizes", self_sizes);
   }
-  std::vector<SavedVariable> indices_;
+  SavedVariableList indices_;
   Shape self_sizes;
 };
 
@@ -100,12 +99,11 @@ struct CopySlices final : FormulaNode {
 struct IndexPutBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(IndexPutBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { indices_.clear(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.boolean("_saved_accumulate", false);
     v.tensor_list("_saved_indices", indices_);
   }
-  std::vector<SavedVariable> indices_;
+  SavedVariableList indices_;
 };
 
 }  // namespace npgrad::autograd

@@ -8,7 +8,7 @@ using namespace npgrad::ops;
 
 void MmBackward0::compute(const variable_list& g, variable_list& out) {
   if (task_should_compute_output(0)) {
-    out[0] = mm(g[0], t(mat2_.unpack()));
+    out[0] = mm(g[0], t(other_.unpack()));
   }
   if (task_should_compute_output(1)) {
     out[1] = mm(t(self_.unpack()), g[0]);
@@ -17,7 +17,7 @@ void MmBackward0::compute(const variable_list& g, variable_list& out) {
 
 void DotBackward0::compute(const variable_list& g, variable_list& out) {
   if (task_should_compute_output(0)) {
-    out[0] = mul(g[0], tensor_.unpack());
+    out[0] = mul(g[0], other_.unpack());
   }
   if (task_should_compute_output(1)) {
     out[1] = mul(g[0], self_.unpack());
@@ -26,7 +26,7 @@ void DotBackward0::compute(const variable_list& g, variable_list& out) {
 
 void MvBackward0::compute(const variable_list& g, variable_list& out) {
   if (task_should_compute_output(0)) {
-    out[0] = mm(unsqueeze(g[0], 1), unsqueeze(vec_.unpack(), 0));
+    out[0] = mm(unsqueeze(g[0], 1), unsqueeze(other_.unpack(), 0));
   }
   if (task_should_compute_output(1)) {
     out[1] = matmul(t(self_.unpack()), g[0]);
@@ -35,7 +35,7 @@ void MvBackward0::compute(const variable_list& g, variable_list& out) {
 
 void BmmBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
-  Tensor mat2 = mat2_.unpack();
+  Tensor mat2 = other_.unpack();
   if (task_should_compute_output(0)) {
     out[0] = sum_to(matmul(g[0], transpose(mat2, -1, -2)), self.sizes());
   }

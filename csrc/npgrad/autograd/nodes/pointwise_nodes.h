@@ -35,25 +35,12 @@ struct RsubBackward1 final : FormulaNode {
   double alpha = 1;
 };
 
-/// Nodes whose formula needs the two operands (mul, div).
-struct BinarySavedNode : FormulaNode {
-  void release_variables() override {
-    self_.reset_data();
-    other_.reset_data();
-  }
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.tensor("_saved_other", other_);
-    v.tensor("_saved_self", self_);
-  }
-  SavedVariable self_, other_;
-};
-
-struct MulBackward0 final : BinarySavedNode {
+struct MulBackward0 final : TwoOperandNode {
   NPGRAD_NODE_NAME(MulBackward0)
   void compute(const variable_list& g, variable_list& out) override;
 };
 
-struct DivBackward0 final : BinarySavedNode {
+struct DivBackward0 final : TwoOperandNode {
   NPGRAD_NODE_NAME(DivBackward0)
   void compute(const variable_list& g, variable_list& out) override;
 };
@@ -66,7 +53,6 @@ struct NegBackward0 final : FormulaNode {
 struct PowBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(PowBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { self_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.real("_saved_exponent", exponent);
     v.tensor("_saved_self", self_);
@@ -78,11 +64,6 @@ struct PowBackward0 final : FormulaNode {
 struct PowBackward1 final : FormulaNode {
   NPGRAD_NODE_NAME(PowBackward1)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override {
-    self_.reset_data();
-    exponent_.reset_data();
-    result_.reset_data();
-  }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_exponent", exponent_);
     v.tensor("_saved_result", result_);
@@ -94,10 +75,6 @@ struct PowBackward1 final : FormulaNode {
 struct PowBackward2 final : FormulaNode {
   NPGRAD_NODE_NAME(PowBackward2)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override {
-    exponent_.reset_data();
-    result_.reset_data();
-  }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_exponent", exponent_);
     v.tensor("_saved_result", result_);
@@ -111,7 +88,6 @@ struct PowBackward2 final : FormulaNode {
 /// output (`_saved_result`).
 struct UnarySavedNode : FormulaNode {
   explicit UnarySavedNode(bool saves_result) : saves_result_(saves_result) {}
-  void release_variables() override { saved_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor(saves_result_ ? "_saved_result" : "_saved_self", saved_);
   }
@@ -144,7 +120,6 @@ NPGRAD_UNARY_NODE(SqrtBackward0, true)
 struct ClampBackward1 final : FormulaNode {
   NPGRAD_NODE_NAME(ClampBackward1)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { self_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     if (max) {
       v.real("_saved_max", *max);
@@ -165,7 +140,6 @@ struct ClampBackward1 final : FormulaNode {
 struct WhereBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(WhereBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { condition_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_condition", condition_);
   }
@@ -183,7 +157,6 @@ struct SgnBackward0 final : FormulaNode {
 struct ThresholdBackwardBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(ThresholdBackwardBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { self_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_self", self_);
     v.real("_saved_threshold", threshold);

@@ -60,10 +60,6 @@ struct MaxMinBackward1 final : FormulaNode {
     return kIsMax ? "MaxBackward1" : "MinBackward1";
   }
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override {
-    self_.reset_data();
-    result_.reset_data();
-  }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_result", result_);
     v.tensor("_saved_self", self_);
@@ -80,7 +76,6 @@ struct MaxMinBackward0 final : FormulaNode {
     return kIsMax ? "MaxBackward0" : "MinBackward0";
   }
   void compute(const variable_list& g, variable_list& out) override;
-  void release_variables() override { indices_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.integer("_saved_dim", dim);
     v.tensor("_saved_indices", indices_);
@@ -96,7 +91,6 @@ using MaxBackward0 = MaxMinBackward0<true>;
 using MinBackward0 = MaxMinBackward0<false>;
 
 struct SoftmaxBackward0Base : FormulaNode {
-  void release_variables() override { result_.reset_data(); }
   void visit_saved(SavedAttributeVisitor& v) override {
     v.integer("_saved_dim", dim);
     v.tensor("_saved_result", result_);

@@ -1,0 +1,234 @@
+"""Every backward node type releases its saved state after ``backward()`` as torch does.
+
+For each node class npgrad binds there is a program below that records one; the test
+reads each ``_saved_*`` attribute of that node before and after ``backward()``: saved
+tensors and tensor lists must raise torch's "Trying to access saved tensors after they
+have already been freed", saved scalars and shapes keep their values. A node class
+without a program fails ``test_every_node_type_has_a_program``, so a new node cannot
+skip this check.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+from oracle import AGAINST_TORCH, from_np, is_tensor
+
+FREED = r"directly access saved tensors after they have already been freed"
+
+
+def _inputs(lib: Any) -> tuple[Any, Any, Any]:
+    rng = np.random.default_rng(0)
+    a = from_np(lib, rng.uniform(0.5, 2.0, (2, 3)), requires_grad=True)
+    b = from_np(lib, rng.uniform(0.5, 2.0, (2, 3)), requires_grad=True)
+    v = from_np(lib, rng.uniform(0.5, 2.0, (3,)), requires_grad=True)
+    return a, b, v
+
+
+def _grad(lib: Any, out: Any, x: Any) -> Any:
+    """The gradient of ``(out * out).sum()`` w.r.t. ``x`` as a recorded graph: the
+    gradient reaching ``out``'s node requires grad, so its formula records nodes."""
+    return lib.autograd.grad((out * out).sum(), x, create_graph=True)[0]
+
+
+def _index(lib: Any) -> Any:
+    return lib.tensor([1, 0])
+
+
+def _inplace_on_clone(lib: Any, a: Any, write: Callable[[Any], Any]) -> Any:
+    c = a.clone()
+    write(c)
+    return c
+
+
+def _view_after_base_write(lib: Any, a: Any) -> Any:
+    c = a.clone()
+    view = c[0]
+    c.mul_(2)
+    return view  # its grad_fn is regenerated as AsStridedBackward0
+
+
+def _copy_slices(lib: Any, a: Any) -> Any:
+    c = lib.zeros(3, 3, dtype=lib.float64)
+    c[0:2] = a
+    return c
+
+
+def _once_differentiable(lib: Any, a: Any) -> Any:
+    class Twice(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        @lib.autograd.function.once_differentiable
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad * 2
+
+    return _grad(lib, Twice.apply(a), a)  # recorded under an Error node
+
+
+# node name -> program(lib, a, b, v) whose result's graph contains that node
+PROGRAMS: dict[str, Callable[..., Any]] = {
+    "AddBackward0": lambda lib, a, b, v: lib.add(a, b, alpha=2),
+    "SubBackward0": lambda lib, a, b, v: lib.sub(a, b, alpha=2),
+    "RsubBackward1": lambda lib, a, b, v: 1 - a,
+    "MulBackward0": lambda lib, a, b, v: a * b,
+    "DivBackward0": lambda lib, a, b, v: a / b,
+    "NegBackward0": lambda lib, a, b, v: -a,
+    "PowBackward0": lambda lib, a, b, v: a**2.5,
+    "PowBackward1": lambda lib, a, b, v: a**b,
+    "PowBackward2": lambda lib, a, b, v: 2.0**a,
+    "ReciprocalBackward0": lambda lib, a, b, v: a.reciprocal(),
+    "ExpBackward0": lambda lib, a, b, v: a.exp(),
+    "LogBackward0": lambda lib, a, b, v: a.log(),
+    "SinBackward0": lambda lib, a, b, v: a.sin(),
+    "CosBackward0": lambda lib, a, b, v: a.cos(),
+    "TanhBackward0": lambda lib, a, b, v: a.tanh(),
+    "SigmoidBackward0": lambda lib, a, b, v: a.sigmoid(),
+    "ReluBackward0": lambda lib, a, b, v: a.relu(),
+    "AbsBackward0": lambda lib, a, b, v: a.abs(),
+    "SqrtBackward0": lambda lib, a, b, v: a.sqrt(),
+    "SgnBackward0": lambda lib, a, b, v: _grad(lib, a.abs(), a),
+    "ThresholdBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.relu(), a),
+    "ClampBackward1": lambda lib, a, b, v: a.clamp(min=1.0),
+    "WhereBackward0": lambda lib, a, b, v: lib.where(a > 1, a, b),
+    "ToCopyBackward0": lambda lib, a, b, v: a.float(),
+    "SumBackward0": lambda lib, a, b, v: a.sum(),
+    "SumBackward1": lambda lib, a, b, v: a.sum(0),
+    "MeanBackward0": lambda lib, a, b, v: a.mean(),
+    "MeanBackward1": lambda lib, a, b, v: a.mean(0),
+    "MaxBackward1": lambda lib, a, b, v: a.max(),
+    "MinBackward1": lambda lib, a, b, v: a.min(),
+    "MaxBackward0": lambda lib, a, b, v: a.max(0).values,
+    "MinBackward0": lambda lib, a, b, v: a.min(0).values,
+    "SoftmaxBackward0": lambda lib, a, b, v: a.softmax(0),
+    "LogSoftmaxBackward0": lambda lib, a, b, v: a.log_softmax(0),
+    "ViewBackward0": lambda lib, a, b, v: a.view(6),
+    "UnsafeViewBackward0": lambda lib, a, b, v: a.t().reshape(6),
+    "ExpandBackward0": lambda lib, a, b, v: v.expand(2, 3),
+    "SqueezeBackward0": lambda lib, a, b, v: v.unsqueeze(0).squeeze(),
+    "SqueezeBackward1": lambda lib, a, b, v: v.unsqueeze(0).squeeze(0),
+    "SqueezeBackward2": lambda lib, a, b, v: v.unsqueeze(0).squeeze((0,)),
+    "SqueezeBackward4": lambda lib, a, b, v: v @ a.t(),
+    "UnsqueezeBackward0": lambda lib, a, b, v: v.unsqueeze(0),
+    "TBackward0": lambda lib, a, b, v: a.t(),
+    "TransposeBackward0": lambda lib, a, b, v: a.transpose(0, 1),
+    "PermuteBackward0": lambda lib, a, b, v: a.permute(1, 0),
+    "SelectBackward0": lambda lib, a, b, v: a[1],
+    "SliceBackward0": lambda lib, a, b, v: a[0:1],
+    "AliasBackward0": lambda lib, a, b, v: a[...],
+    "SelectBackwardBackward0": lambda lib, a, b, v: _grad(lib, a[1], a),
+    "SliceBackwardBackward0": lambda lib, a, b, v: _grad(lib, a[0:1], a),
+    "CloneBackward0": lambda lib, a, b, v: a.clone(),
+    "CatBackward0": lambda lib, a, b, v: lib.cat([a, b], 1),
+    "StackBackward0": lambda lib, a, b, v: lib.stack([a, b], 1),
+    "IndexBackward0": lambda lib, a, b, v: a[_index(lib)],
+    "IndexPutImplBackward0": lambda lib, a, b, v: _grad(lib, a[_index(lib)], a),
+    "IndexPutBackward0": lambda lib, a, b, v: _inplace_on_clone(
+        lib, a, lambda c: c.__setitem__(_index(lib), b)
+    ),
+    "CopyBackwards": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.copy_(b)),
+    "CopySlices": lambda lib, a, b, v: _copy_slices(lib, a),
+    "FillBackward3": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.fill_(v[0])),
+    "FillBackward2": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.fill_(2.0)),
+    "ZeroBackward0": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.zero_()),
+    "AsStridedBackward0": lambda lib, a, b, v: _view_after_base_write(lib, a),
+    "AsStridedScatterBackward0": lambda lib, a, b, v: _grad(lib, _view_after_base_write(lib, a), a),
+    "MmBackward0": lambda lib, a, b, v: a.mm(b.t()),
+    "DotBackward0": lambda lib, a, b, v: v @ v,
+    "MvBackward0": lambda lib, a, b, v: a @ v,
+    "Error": lambda lib, a, b, v: _once_differentiable(lib, a),
+    "BmmBackward0": lambda lib, a, b, v: a.unsqueeze(0).expand(2, 2, 3) @ b.t().unsqueeze(0).expand(2, 3, 2),
+}
+
+# Where torch's graph has another node for the same program. torch's as_strided
+# backward writes the gradient through a view (CopySlices) where npgrad records a
+# node of its own.
+TORCH_RECORDS_INSTEAD = {"AsStridedScatterBackward0": "CopySlices"}
+
+# Node classes that save nothing and are not recorded by an op: the engine's own
+# (GraphRoot, Identity), AccumulateGrad (its `variable` is the leaf, not saved
+# state), and the common base class.
+NOT_RECORDED_BY_AN_OP = {"_NodeBase", "GraphRoot", "Identity", "AccumulateGrad"}
+
+
+def _find_node(root: Any, name: str) -> Any:
+    """The first node named ``name`` in the graph of ``root`` (breadth first)."""
+    queue, seen = [root.grad_fn], set()
+    while queue:
+        fn = queue.pop(0)
+        if fn is None or id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        if type(fn).__name__ == name:
+            return fn
+        queue.extend(next_fn for next_fn, _ in fn.next_functions)
+    raise AssertionError(f"the program records no {name}")
+
+
+def _is_saved_tensor_state(value: Any) -> bool:
+    return is_tensor(value) or (
+        isinstance(value, tuple) and any(is_tensor(x) for x in value)
+    )
+
+
+def test_every_node_type_has_a_program(ng):
+    if AGAINST_TORCH:
+        pytest.skip("torch binds hundreds of node types; this lists npgrad's")
+    functions = ng._C._functions
+    bound = {
+        name
+        for name in dir(functions)
+        if isinstance(getattr(functions, name), type) and issubclass(getattr(functions, name), functions._NodeBase)
+    }
+    assert bound - NOT_RECORDED_BY_AN_OP == set(PROGRAMS)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_saved_state_is_freed_by_backward(ng, name):
+    a, b, v = _inputs(ng)
+    out = PROGRAMS[name](ng, a, b, v)
+    node = _find_node(out, TORCH_RECORDS_INSTEAD.get(name, name) if AGAINST_TORCH else name)
+    names = [n for n in dir(node) if n.startswith("_saved_")]
+    before = {n: getattr(node, n) for n in names}
+    tensors = [n for n, value in before.items() if _is_saved_tensor_state(value)]
+    if not names:
+        return  # nothing saved (and an Error node refuses to run at all)
+
+    out.sum().backward()
+
+    for n in tensors:
+        with pytest.raises(RuntimeError, match=FREED):
+            getattr(node, n)
+    for n in tensors:
+        if n.startswith("_saved_") and isinstance(before[n], tuple):
+            with pytest.raises(RuntimeError, match=FREED):
+                getattr(node, "_raw" + n)
+    for n, value in before.items():
+        if n not in tensors:
+            assert getattr(node, n) == value, n
+
+
+def test_freed_index_list_with_a_full_slice_raises(ng):
+    """A saved index list holding None (a full slice) raises as a whole after backward."""
+    a, _, _ = _inputs(ng)
+    out = a[:, _index(ng)]
+    node = out.grad_fn
+    assert type(node).__name__ == "IndexBackward0"
+    indices = node._saved_indices
+    assert indices[0] is None and is_tensor(indices[1])
+    out.sum().backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        node._saved_indices
+
+
+def test_second_backward_through_freed_index_node_raises(ng):
+    a, _, _ = _inputs(ng)
+    out = a[_index(ng)].sum()
+    out.backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        out.backward()
