@@ -1,7 +1,8 @@
 """Small ndarrays whose last reference a tensor drops are kept and handed out
-again as new outputs (Note [Small ndarrays are recycled] in kernels.cpp). Only an
-array nobody else can see may be reused: these tests fail if one that Python can
-still reach, or that differs from a fresh np.empty, is ever handed out again."""
+again as new outputs (Note [Small ndarrays are recycled] in
+kernels/array_recycling.cpp). Only an array nobody else can see may be reused:
+these tests fail if one that Python can still reach, or that differs from a
+fresh np.empty, is ever handed out again."""
 
 from __future__ import annotations
 

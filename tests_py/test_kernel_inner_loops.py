@@ -1,5 +1,5 @@
 """The kernels call NumPy's own inner loops directly for contiguous float operands
-(Note [Calling NumPy's inner loops directly] in kernels.cpp). These tests pin what
+(Note [Calling NumPy's inner loops directly] in kernels/inner_loops.cpp). These tests pin what
 that shortcut promises: results bit-for-bit equal to the NumPy ufunc on the same
 data, on the direct path and on the fallback path (strided, broadcast, cast), and
 no floating-point state leaking into the user's own NumPy code."""

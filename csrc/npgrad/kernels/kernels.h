@@ -139,7 +139,7 @@ class IgnoreFpErrors {
 
 /// Locks m without holding the GIL while waiting: NumPy releases the GIL
 /// inside large ufuncs, so the thread holding m may need the GIL to finish.
-/// See Note [GIL and shared autograd state] in kernels.cpp.
+/// See Note [GIL and shared autograd state] in threads.cpp.
 void lock_releasing_gil(std::mutex& m);
 
 /// Runs fn on a new thread and waits for it without holding the GIL; fn runs

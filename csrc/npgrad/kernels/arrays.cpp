@@ -1,0 +1,294 @@
+// Making, wrapping and reading arrays: tensors over ndarrays, their creation,
+// scalar reads and writes, casts and copies, strided views.
+#include "npgrad/kernels/internal.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "npgrad/kernels/float16.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::kernels {
+
+void array_incref(void* o) {
+  GilGuard gil;
+  Py_INCREF(static_cast<PyObject*>(o));
+}
+
+void array_decref(void* o) {
+  if (!Py_IsInitialized()) {
+    return;  // interpreter gone at process exit: nothing left to free
+  }
+  if (PyGILState_Check()) {
+    auto* p = static_cast<PyObject*>(o);
+    if (Py_REFCNT(p) == 1 && recycle_array(p)) {
+      return;
+    }
+    Py_DECREF(p);
+  } else {
+    GilGuard gil;
+    Py_DECREF(static_cast<PyObject*>(o));
+  }
+}
+
+Tensor wrap_array(void* ndarray) {
+  PyObject* o = check(static_cast<PyObject*>(ndarray));
+  if (!PyArray_Check(o)) {
+    // Ufuncs and reductions hand back NumPy scalars for 0-dim results.
+    PyObject* a =
+        PyArray_FromAny(o, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr);
+    Py_DECREF(o);
+    o = check(a);
+  }
+  auto* a = reinterpret_cast<PyArrayObject*>(o);
+  auto impl = make_tensor_impl();
+  switch (PyArray_TYPE(a)) {
+    case NPY_BOOL:
+      impl->dtype = ScalarType::Bool;
+      break;
+    case NPY_INT64:
+      impl->dtype = ScalarType::Int64;
+      break;
+    case NPY_FLOAT16:
+      impl->dtype = ScalarType::Float16;
+      break;
+    case NPY_FLOAT32:
+      impl->dtype = ScalarType::Float32;
+      break;
+    case NPY_FLOAT64:
+      impl->dtype = ScalarType::Float64;
+      break;
+    default: {
+      std::string type_name = PyArray_DESCR(a)->typeobj->tp_name;
+      Py_DECREF(o);
+      throw TypeError(
+          "can't convert np.ndarray of type " + type_name +
+          ". The only supported types are: float64, float32, float16, int64, "
+          "and bool.");
+    }
+  }
+  impl->array = ArrayHandle::steal(o);
+  impl->data = PyArray_DATA(a);
+  int nd = PyArray_NDIM(a);
+  npy_intp* dims = PyArray_DIMS(a);
+  npy_intp* strides = PyArray_STRIDES(a);
+  auto itemsize = static_cast<int64_t>(PyArray_ITEMSIZE(a));
+  impl->sizes.assign(dims, dims + nd);
+  impl->strides.resize(nd);
+  for (int i = 0; i < nd; ++i) {
+    impl->strides[i] = strides[i] / itemsize;
+  }
+  impl->version_counter = make_version_counter();
+  return Tensor(std::move(impl));
+}
+
+Tensor from_array(void* ndarray) {
+  Py_INCREF(static_cast<PyObject*>(ndarray));
+  return wrap_array(ndarray);
+}
+
+Tensor empty(const Shape& sizes, ScalarType dtype) {
+  NPGRAD_CHECK(
+      sizes.size() <= NPY_MAXDIMS,
+      "too many dimensions: ",
+      sizes.size(),
+      " (NumPy allows ",
+      NPY_MAXDIMS,
+      ")");
+  npy_intp dims[NPY_MAXDIMS];
+  std::copy(sizes.begin(), sizes.end(), dims);
+  return wrap_array(
+      new_array(static_cast<int>(sizes.size()), dims, npy_type(dtype)));
+}
+
+Tensor empty_strided(
+    const Shape& sizes, const Shape& strides, ScalarType dtype) {
+  int64_t extent = 1;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) {
+      extent = 0;
+      break;
+    }
+    extent += (sizes[i] - 1) * strides[i];
+  }
+  Tensor buffer = empty({extent}, dtype);
+  return view_as_strided(buffer, sizes, strides, 0);
+}
+
+Tensor full(const Shape& sizes, double value, ScalarType dtype) {
+  Tensor t = empty(sizes, dtype);
+  fill(t, value);
+  return t;
+}
+
+Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped) {
+  if (!wrapped) {
+    Tensor t = empty({}, dtype);
+    fill(t, value);
+    return t;
+  }
+  // Note [Wrapped numbers have no ndarray until one is needed]: the value is
+  // stored as fill() would store it.
+  auto impl = make_tensor_impl();
+  impl->dtype = dtype;
+  impl->is_wrapped_number = true;
+  void* p = impl->inline_scalar;
+  switch (dtype) {
+    case ScalarType::Bool:
+      *static_cast<bool*>(p) = value != 0;
+      break;
+    case ScalarType::Int64:
+      *static_cast<int64_t*>(p) = static_cast<int64_t>(value);
+      break;
+    case ScalarType::Float16:
+      *static_cast<uint16_t*>(p) = float_to_half(to_float(value));
+      break;
+    case ScalarType::Float32:
+      *static_cast<float*>(p) = to_float(value);
+      break;
+    case ScalarType::Float64:
+      *static_cast<double*>(p) = value;
+      break;
+  }
+  impl->data = p;
+  impl->version_counter = make_version_counter();
+  return Tensor(std::move(impl));
+}
+
+void* materialize_array(TensorImpl& impl) {
+  if (impl.array.get() != nullptr) {
+    return impl.array.get();
+  }
+  NPGRAD_CHECK(impl.has_inline_scalar(), "a tensor without data");
+  std::optional<GilGuard> gil;
+  if (!PyGILState_Check()) {
+    gil.emplace();
+  }
+  npy_intp dims[1] = {0};
+  PyObject* a = check(new_array(0, dims, npy_type(impl.dtype)));
+  void* data = PyArray_DATA(reinterpret_cast<PyArrayObject*>(a));
+  std::memcpy(data, impl.inline_scalar, element_size(impl.dtype));
+  impl.array = ArrayHandle::steal(a);
+  impl.data = data;
+  return a;
+}
+
+double item(const Tensor& t) {
+  NPGRAD_CHECK(
+      t.numel() == 1,
+      "a Tensor with ",
+      t.numel(),
+      " elements cannot be converted to Scalar");
+  const char* p = static_cast<const char*>(t.data_ptr());
+  switch (t.dtype()) {
+    case ScalarType::Bool:
+      return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
+    case ScalarType::Int64:
+      return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::Float16:
+      return half_to_float(*reinterpret_cast<const uint16_t*>(p));
+    case ScalarType::Float32:
+      return *reinterpret_cast<const float*>(p);
+    case ScalarType::Float64:
+      return *reinterpret_cast<const double*>(p);
+  }
+  return 0;
+}
+
+Tensor cast(const Tensor& a, ScalarType dtype) {
+  IgnoreFpErrors quiet;
+  BufferCacheScope cached(is_large(a));
+  PyObject* r = PyArray_NewLikeArray(
+      arr(a), NPY_CORDER, PyArray_DescrFromType(npy_type(dtype)), 0);
+  Tensor out = wrap_array(check(r));
+  if (PyArray_CopyInto(arr(out), arr(a)) < 0) {
+    throw_python_error();
+  }
+  return out;
+}
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  IgnoreFpErrors quiet;
+  PyObject* args[3] = {obj(dst), obj(src), np_.str_unsafe};
+  Py_XDECREF(check(PyObject_Vectorcall(np_.copyto, args, 2, np_.kw_casting)));
+}
+
+namespace {
+template <typename T>
+void fill_contiguous(void* data, int64_t n, T value) {
+  std::fill_n(static_cast<T*>(data), n, value);
+}
+}  // namespace
+
+void fill(const Tensor& dst, double value) {
+  // A contiguous destination is written directly: PyArray_FillWithScalar
+  // goes through a Python number and NumPy's casting machinery, which costs
+  // more than the write for the small tensors that scalars make.
+  if (dst.is_contiguous() && PyArray_ISWRITEABLE(arr(dst))) {
+    int64_t n = dst.numel();
+    switch (dst.dtype()) {
+      case ScalarType::Bool:
+        return fill_contiguous<bool>(dst.data_ptr(), n, value != 0);
+      case ScalarType::Int64:
+        return fill_contiguous<int64_t>(
+            dst.data_ptr(), n, static_cast<int64_t>(value));
+      case ScalarType::Float16:
+        return fill_contiguous<uint16_t>(
+            dst.data_ptr(), n, float_to_half(to_float(value)));
+      case ScalarType::Float32:
+        return fill_contiguous<float>(dst.data_ptr(), n, to_float(value));
+      case ScalarType::Float64:
+        return fill_contiguous<double>(dst.data_ptr(), n, value);
+    }
+  }
+  IgnoreFpErrors quiet;  // a float too large for float16 becomes inf
+  Ref v(
+      is_floating(dst.dtype())
+          ? PyFloat_FromDouble(value)
+          : PyLong_FromLongLong(static_cast<long long>(value)));
+  if (PyArray_FillWithScalar(arr(dst), v.p) < 0) {
+    throw_python_error();
+  }
+}
+
+Tensor view_as_strided(
+    const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset) {
+  PyArray_Descr* descr = PyArray_DESCR(arr(a));
+  Py_INCREF(descr);
+  auto itemsize = static_cast<npy_intp>(element_size(a.dtype()));
+  std::vector<npy_intp> dims(sizes.begin(), sizes.end());
+  std::vector<npy_intp> bstrides(strides.size());
+  for (std::size_t i = 0; i < strides.size(); ++i) {
+    bstrides[i] = strides[i] * itemsize;
+  }
+  char* data = static_cast<char*>(a.data_ptr()) + offset * itemsize;
+  int flags = PyArray_FLAGS(arr(a)) & NPY_ARRAY_WRITEABLE;
+  PyObject* v = PyArray_NewFromDescr(
+      &PyArray_Type,
+      descr,
+      static_cast<int>(dims.size()),
+      dims.data(),
+      bstrides.data(),
+      data,
+      flags,
+      nullptr);
+  check(v);
+  Py_INCREF(obj(a));
+  if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(v), obj(a)) < 0) {
+    Py_DECREF(v);
+    throw_python_error();
+  }
+  return wrap_array(v);
+}
+
+bool is_exclusively_owned(const Tensor& t) {
+  if (t.impl()->array.get() == nullptr) {
+    return false;  // a wrapped number: nothing writes into it
+  }
+  PyArrayObject* a = arr(t);
+  return t.impl_ptr().use_count() == 1 && Py_REFCNT(obj(t)) == 1 &&
+         PyArray_BASE(a) == nullptr && (PyArray_FLAGS(a) & NPY_ARRAY_OWNDATA);
+}
+
+}  // namespace npgrad::kernels

@@ -1,0 +1,106 @@
+// Reductions (sum, max/min and their indices, softmax) and matmul: NumPy's
+// reduce methods and BLAS.
+#include "npgrad/kernels/internal.h"
+
+namespace npgrad::kernels {
+namespace {
+
+PyObject* dims_tuple(const std::vector<int64_t>& dims) {
+  PyObject* tup = check(PyTuple_New(static_cast<Py_ssize_t>(dims.size())));
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    PyTuple_SET_ITEM(tup, i, PyLong_FromLongLong(dims[i]));
+  }
+  return tup;
+}
+
+PyObject* dtype_obj(ScalarType t) {
+  return reinterpret_cast<PyObject*>(PyArray_DescrFromType(npy_type(t)));
+}
+
+}  // namespace
+
+Tensor sum(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype) {
+  IgnoreFpErrors quiet;
+  if (dtype == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    Tensor input = a.dtype() == dtype ? a : cast(a, dtype);
+    return cast(sum(input, dims, keepdim, ScalarType::Float32), dtype);
+  }
+  Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
+  Ref dt(dtype_obj(dtype));
+  PyObject* args[4] = {obj(a), axes.p, dt.p, keepdim ? Py_True : Py_False};
+  return wrap_array(check(PyObject_Vectorcall(
+      np_.add_reduce, args, 1, np_.kw_axis_dtype_keepdims)));
+}
+
+Tensor amax(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    bool is_max) {
+  Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
+  PyObject* args[3] = {obj(a), axes.p, keepdim ? Py_True : Py_False};
+  return wrap_array(check(PyObject_Vectorcall(
+      is_max ? np_.max_reduce : np_.min_reduce,
+      args,
+      1,
+      np_.kw_axis_keepdims)));
+}
+
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
+  Ref axis(PyLong_FromLongLong(dim));
+  PyObject* args[3] = {obj(a), axis.p, keepdim ? Py_True : Py_False};
+  return wrap_array(check(PyObject_Vectorcall(
+      is_max ? np_.argmax : np_.argmin, args, 1, np_.kw_axis_keepdims)));
+}
+
+Tensor softmax(const Tensor& a, int64_t dim, bool log) {
+  IgnoreFpErrors quiet;
+  if (a.dtype() == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    return cast(softmax(cast(a, ScalarType::Float32), dim, log), a.dtype());
+  }
+  // shifted = a - max(a, dim); softmax = exp(shifted) / sum(exp(shifted));
+  // log_softmax = shifted - log(sum(exp(shifted))).
+  Tensor m = amax(a, {dim}, true, true);
+  Tensor shifted = binary(Binary::Sub, a, m, a.dtype());
+  Tensor e = unary(Unary::Exp, shifted, a.dtype());
+  Tensor s = sum(e, {dim}, true, a.dtype());
+  if (!log) {
+    binary_out(Binary::Div, e, s, e);
+    return e;
+  }
+  unary_out(Unary::Log, s, s);
+  binary_out(Binary::Sub, shifted, s, shifted);
+  return shifted;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  IgnoreFpErrors quiet;
+  if (a.dtype() == ScalarType::Float16 && b.dtype() == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does]. NumPy's own
+    // float16 matmul is a scalar loop without BLAS.
+    constexpr ScalarType f32 = ScalarType::Float32;
+    return cast(matmul(cast(a, f32), cast(b, f32)), ScalarType::Float16);
+  }
+  BufferCacheScope cached(is_large(a) || is_large(b));
+  PyObject* args[2] = {obj(a), obj(b)};
+  return wrap_array(check(PyObject_Vectorcall(np_.matmul, args, 2, nullptr)));
+}
+
+bool has_nan(const Tensor& t) {
+  if (!is_floating(t.dtype())) {
+    return false;
+  }
+  PyObject* args[1] = {obj(t)};
+  Ref mask(PyObject_Vectorcall(np_.isnan, args, 1, nullptr));
+  PyObject* any_args[1] = {mask.p};
+  Ref r(PyObject_Vectorcall(np_.any, any_args, 1, nullptr));
+  return PyObject_IsTrue(r.p) == 1;
+}
+
+}  // namespace npgrad::kernels

@@ -1,0 +1,239 @@
+// Elementwise ops through NumPy's ufuncs (after the direct inner loops of
+// inner_loops.cpp where the operands allow), with torch's broadcasting errors.
+#include "npgrad/kernels/internal.h"
+
+#include <initializer_list>
+
+#include "npgrad/kernels/float16.h"
+#include "npgrad/ops/broadcast.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::kernels {
+namespace {
+
+// check() for a NumPy call over operands of these shapes: when they do not
+// broadcast, torch's error instead of NumPy's ValueError (only computed on the
+// failure path).
+PyObject* check_broadcast(
+    PyObject* result, std::initializer_list<const Tensor*> operands) {
+  if (result == nullptr) {
+    auto it = operands.begin();
+    Shape shape = (*it)->sizes();
+    try {
+      for (++it; it != operands.end(); ++it) {
+        shape = ops::infer_size(shape, (*it)->sizes());
+      }
+    } catch (const Error&) {
+      PyErr_Clear();
+      throw;
+    }
+    throw_python_error();
+  }
+  return result;
+}
+
+}  // namespace
+
+PyObject* operand(const Tensor& t, ScalarType dtype) {
+  if (t.impl()->is_wrapped_number) {
+    double v = item(t);
+    if (is_floating(dtype)) {
+      return check(PyFloat_FromDouble(v));
+    }
+    if (dtype == ScalarType::Bool) {
+      return check(PyBool_FromLong(v != 0));
+    }
+    return check(PyLong_FromLongLong(static_cast<long long>(v)));
+  }
+  if (t.dtype() == dtype) {
+    Py_INCREF(obj(t));
+    return obj(t);
+  }
+  return check(
+      PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
+}
+
+// Note [float16 computes in float32 where torch does]
+// NumPy's float16 ufunc loops convert each element to float, compute and round
+// once, which is what torch's CPU kernels do, so pointwise ops on float16 are
+// NumPy's. Where npgrad composes a result from several NumPy steps (sigmoid,
+// softmax) or NumPy would round between steps (a reduction's partial sums
+// along a non-contiguous axis), float16 inputs are computed in float32 and
+// rounded once at the end, as torch accumulates half in float: otherwise each
+// intermediate rounding adds an error of up to 2^-11. matmul also goes
+// through float32, where NumPy has BLAS. Multiplying or dividing by a scalar
+// (a Python number or a 0-dim tensor of another dtype as the second operand)
+// is the other case: torch's mul and div kernels read the scalar's original
+// value in float, where NumPy would first round it to float16 (x * 0.1
+// differs in the last bit for a third of all x). torch's add, sub and pow
+// round the scalar to float16 first, as NumPy does.
+namespace {
+bool scalar_in_float32(Binary op, const Tensor& b, ScalarType compute) {
+  return compute == ScalarType::Float16 &&
+         (op == Binary::Mul || op == Binary::Div) && b.dim() == 0 &&
+         b.dtype() != compute;
+}
+}  // namespace
+
+Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
+  if (scalar_in_float32(op, b, compute)) {
+    return cast(binary(op, a, b, ScalarType::Float32), compute);
+  }
+  Tensor fast;
+  if (try_binary_loop(op, a, b, compute, nullptr, &fast)) {
+    return fast;
+  }
+  IgnoreFpErrors quiet;
+  BufferCacheScope cached(is_large(a) || is_large(b));
+  Ref x(operand(a, compute));
+  Ref y(operand(b, compute));
+  PyObject* args[2] = {x.p, y.p};
+  return wrap_array(check_broadcast(
+      PyObject_Vectorcall(np_.binary[static_cast<int>(op)], args, 2, nullptr),
+      {&a, &b}));
+}
+
+void binary_out(
+    Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  ScalarType compute = out.dtype();
+  if (scalar_in_float32(op, b, compute)) {
+    copy_into(out, binary(op, a, b, ScalarType::Float32));
+    return;
+  }
+  if (try_binary_loop(op, a, b, compute, &out, nullptr)) {
+    return;
+  }
+  IgnoreFpErrors quiet;
+  Ref x(operand(a, compute));
+  Ref y(operand(b, compute));
+  PyObject* args[3] = {x.p, y.p, obj(out)};
+  Py_XDECREF(check(PyObject_Vectorcall(
+      np_.binary[static_cast<int>(op)], args, 2, np_.kw_out)));
+}
+
+Tensor binary_with_alpha(
+    Binary op,
+    const Tensor& a,
+    const Tensor& b,
+    double alpha,
+    ScalarType compute) {
+  if (alpha == 1) {
+    return binary(op, a, b, compute);
+  }
+  if (compute != ScalarType::Float16) {
+    Tensor scaled = binary(
+        Binary::Mul,
+        b,
+        scalar_tensor(alpha, ScalarType::Float64, true),
+        compute);
+    return binary(op, a, scaled, compute);
+  }
+  // See Note [float16 computes in float32 where torch does]: torch rounds
+  // alpha to float16, then computes a + alpha * b in float.
+  constexpr ScalarType f32 = ScalarType::Float32;
+  double rounded = half_to_float(float_to_half(to_float(alpha)));
+  Tensor scaled = binary(
+      Binary::Mul,
+      cast(b, f32),
+      scalar_tensor(rounded, ScalarType::Float64, true),
+      f32);
+  return cast(binary(op, a, scaled, f32), compute);
+}
+
+Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
+  Tensor fast;
+  if (try_unary_loop(op, a, compute, nullptr, &fast)) {
+    return fast;
+  }
+  IgnoreFpErrors quiet;
+  if (op == Unary::Sigmoid && compute == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    return cast(unary(op, a, ScalarType::Float32), compute);
+  }
+  BufferCacheScope cached(is_large(a));
+  Ref x(operand(a, compute));
+  if (op == Unary::Sigmoid) {
+    // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
+    Ref ax(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Abs)], x.p));
+    // 0-dim inputs give NumPy scalars; out= below needs arrays.
+    Ref neg(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Neg)], ax.p));
+    Ref e(
+        PyArray_FromAny(neg.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
+    PyObject* exp_args[2] = {e.p, e.p};
+    Py_XDECREF(check(PyObject_Vectorcall(
+        np_.unary[static_cast<int>(Unary::Exp)], exp_args, 1, np_.kw_out)));
+    Ref zero(PyLong_FromLong(0));
+    Ref one(PyLong_FromLong(1));
+    PyObject* ge_args[2] = {x.p, zero.p};
+    Ref nonneg(PyObject_Vectorcall(
+        np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
+    PyObject* where_args[3] = {nonneg.p, one.p, e.p};
+    Ref where(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
+    Ref num(PyArray_FromAny(
+        where.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
+    PyObject* add_args[3] = {e.p, one.p, e.p};
+    Py_XDECREF(
+        check(PyObject_Vectorcall(np_.binary[0], add_args, 2, np_.kw_out)));
+    PyObject* div_args[3] = {num.p, e.p, num.p};
+    Py_XDECREF(check(PyObject_Vectorcall(
+        np_.binary[static_cast<int>(Binary::Div)], div_args, 2, np_.kw_out)));
+    Tensor out = wrap_array(num.release());
+    if (out.dtype() != compute) {
+      out = cast(out, compute);
+    }
+    return out;
+  }
+  PyObject* args[1] = {x.p};
+  return wrap_array(check(
+      PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, nullptr)));
+}
+
+void unary_out(Unary op, const Tensor& a, const Tensor& out) {
+  if (try_unary_loop(op, a, out.dtype(), &out, nullptr)) {
+    return;
+  }
+  IgnoreFpErrors quiet;
+  if (op == Unary::Sigmoid) {
+    copy_into(out, unary(op, a, out.dtype()));
+    return;
+  }
+  Ref x(operand(a, out.dtype()));
+  PyObject* args[2] = {x.p, obj(out)};
+  Py_XDECREF(check(PyObject_Vectorcall(
+      np_.unary[static_cast<int>(op)], args, 1, np_.kw_out)));
+}
+
+Tensor clamp(
+    const Tensor& a, std::optional<double> min, std::optional<double> max) {
+  Tensor r;
+  ScalarType dt = a.dtype();
+  auto bound = [&](double v) {
+    return scalar_tensor(
+        v, is_floating(dt) ? ScalarType::Float64 : ScalarType::Int64, true);
+  };
+  r = a;
+  if (min) {
+    r = binary(Binary::Maximum, r, bound(*min), dt);
+  }
+  if (max) {
+    r = binary(Binary::Minimum, r, bound(*max), dt);
+  }
+  if (r.is_same(a)) {
+    r = cast(a, dt);
+  }
+  return r;
+}
+
+Tensor where(
+    const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
+  IgnoreFpErrors quiet;  // casting a float into float16 may overflow to inf
+  BufferCacheScope cached(is_large(cond) || is_large(a) || is_large(b));
+  Ref x(operand(a, dtype));
+  Ref y(operand(b, dtype));
+  PyObject* args[3] = {obj(cond), x.p, y.p};
+  Tensor out = wrap_array(check_broadcast(
+      PyObject_Vectorcall(np_.where, args, 3, nullptr), {&cond, &a, &b}));
+  return out.dtype() == dtype ? out : cast(out, dtype);
+}
+
+}  // namespace npgrad::kernels
