@@ -107,6 +107,8 @@ namespace npgrad::bindings {
 void bind_errors(py::module_& m);
 void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);
+/// The op tables' functions, methods and node classes (op_tables.cpp).
+void bind_op_tables(py::module_& m);
 void bind_nodes(py::module_& m);
 void bind_engine(py::module_& m);
 void bind_modes(py::module_& m);

@@ -432,7 +432,6 @@ void bind_ops(py::module_& m) {
       py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
   using ops::Compare;
   using ops::InplaceBinary;
-  using ops::InplaceUnary;
 
   // ---- Operators ----
   def_binary_operator(cls, "__add__", [](const Tensor& a, const Tensor& b) {
@@ -569,17 +568,6 @@ void bind_ops(py::module_& m) {
       "mm",
       [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
       "mat2"_a);
-  cls.def("neg", &ops::neg);
-  cls.def("reciprocal", &ops::reciprocal);
-  cls.def("exp", &ops::exp);
-  cls.def("log", &ops::log);
-  cls.def("sin", &ops::sin);
-  cls.def("cos", &ops::cos);
-  cls.def("tanh", &ops::tanh);
-  cls.def("sigmoid", &ops::sigmoid);
-  cls.def("relu", &ops::relu);
-  cls.def("abs", &ops::abs);
-  cls.def("sqrt", &ops::sqrt);
   cls.def(
       "clamp",
       [](const Tensor& a, py::handle min, py::handle max) {
@@ -703,17 +691,10 @@ void bind_ops(py::module_& m) {
   inplace_binary("sub_", InplaceBinary::Sub, true);
   inplace_binary("mul_", InplaceBinary::Mul, false);
   inplace_binary("div_", InplaceBinary::Div, false);
-  auto inplace_unary = [&](const char* name, InplaceUnary op) {
-    cls.def(name, [op](py::object self) {
-      ops::unary_(op, self.cast<Tensor>());
-      return self;
-    });
-  };
-  inplace_unary("sin_", InplaceUnary::Sin);
-  inplace_unary("cos_", InplaceUnary::Cos);
-  inplace_unary("exp_", InplaceUnary::Exp);
-  inplace_unary("relu_", InplaceUnary::Relu);
-  inplace_unary("zero_", InplaceUnary::Zero);
+  cls.def("zero_", [](py::object self) {
+    ops::zero_(self.cast<Tensor>());
+    return self;
+  });
   cls.def(
       "fill_",
       [](py::object self, py::handle value) {
@@ -811,17 +792,6 @@ void bind_ops(py::module_& m) {
       "exponent"_a);
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
-  m.def("neg", &ops::neg, "input"_a);
-  m.def("reciprocal", &ops::reciprocal, "input"_a);
-  m.def("exp", &ops::exp, "input"_a);
-  m.def("log", &ops::log, "input"_a);
-  m.def("sin", &ops::sin, "input"_a);
-  m.def("cos", &ops::cos, "input"_a);
-  m.def("tanh", &ops::tanh, "input"_a);
-  m.def("sigmoid", &ops::sigmoid, "input"_a);
-  m.def("relu", &ops::relu, "input"_a);
-  m.def("abs", &ops::abs, "input"_a);
-  m.def("sqrt", &ops::sqrt, "input"_a);
   m.def(
       "clamp",
       [](const Tensor& a, py::handle min, py::handle max) {

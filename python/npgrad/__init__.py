@@ -23,15 +23,12 @@ from . import _C
 from . import _gc  # noqa: F401  (full gc collections also free autograd cycles)
 from ._C import (  # noqa: F401
     Tensor,
-    abs,
     add,
     bool,
     cat,
     clamp,
     clone,
-    cos,
     div,
-    exp,
     float16,
     float32,
     float64,
@@ -39,7 +36,6 @@ from ._C import (  # noqa: F401
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     is_grad_enabled,
-    log,
     log_softmax,
     matmul,
     max,
@@ -47,28 +43,22 @@ from ._C import (  # noqa: F401
     min,
     mm,
     mul,
-    neg,
     permute,
     pow,
-    reciprocal,
-    relu,
     reshape,
     set_anomaly_enabled,
-    sigmoid,
-    sin,
     softmax,
-    sqrt,
     squeeze,
     stack,
     sub,
     sum,
     t,
-    tanh,
     transpose,
     unsqueeze,
     where,
 )
 from ._C import dtype  # noqa: F401
+from ._C import *  # noqa: F403  (with the op tables' functions, npgrad.<name>)
 from ._size import Size
 from ._tensor_str import tensor_repr as _tensor_repr
 
@@ -610,15 +600,16 @@ Tensor.__module__ = "npgrad"
 from . import _tensor_docs, _torch_docs  # noqa: E402,F401
 
 __all__ = [
-    "Size", "Tensor", "abs", "add", "arange", "bool", "cat", "clamp", "clone", "cos", "device",
-    "div", "double", "dtype", "empty", "empty_like", "enable_grad", "exp", "float", "float16", "float32",
-    "float64", "from_dlpack", "from_numpy", "full", "half", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor", "log",
-    "log_softmax", "long", "manual_seed", "matmul", "max", "mean", "min", "mm", "mul", "neg",
+    "Size", "Tensor", "add", "arange", "bool", "cat", "clamp", "clone", "device",
+    "div", "double", "dtype", "empty", "empty_like", "enable_grad", "float", "float16", "float32",
+    "float64", "from_dlpack", "from_numpy", "full", "half", "int64", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled", "is_tensor",
+    "log_softmax", "long", "manual_seed", "matmul", "max", "mean", "min", "mm", "mul",
     "no_grad", "ones", "ones_like", "permute", "pow", "rand", "rand_like", "randn",
-    "randn_like", "reciprocal", "relu", "reshape", "set_anomaly_enabled", "set_grad_enabled", "sigmoid", "sin",
-    "softmax", "sqrt", "squeeze", "stack", "sub", "sum", "t", "tanh", "tensor", "transpose",
+    "randn_like", "reshape", "set_anomaly_enabled", "set_grad_enabled",
+    "softmax", "squeeze", "stack", "sub", "sum", "t", "tensor", "transpose",
     "unsqueeze", "where", "zeros", "zeros_like",
 ]
+__all__ += [_op["name"] for _op in _C._op_table]
 
 
 def _format(self: Tensor, format_spec: str) -> str:

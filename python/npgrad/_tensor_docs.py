@@ -522,30 +522,16 @@ tensor([[3.],
 """,
 )
 
-_UNARY = {
-    "neg": ("``-self``", "[1.0, -2.0]", "tensor([-1.,  2.])"),
-    "reciprocal": ("``1 / self``", "[1.0, 4.0]", "tensor([1.0000, 0.2500])"),
-    "exp": ("``e ** self``", "[0.0, 1.0]", "tensor([1.0000, 2.7183])"),
-    "log": ("The natural logarithm", "[1.0, 2.0]", "tensor([0.0000, 0.6931])"),
-    "sin": ("The sine", "[0.0, 1.0]", "tensor([0.0000, 0.8415])"),
-    "cos": ("The cosine", "[0.0, 1.0]", "tensor([1.0000, 0.5403])"),
-    "tanh": ("The hyperbolic tangent", "[0.0, 1.0]", "tensor([0.0000, 0.7616])"),
-    "sigmoid": ("The logistic sigmoid ``1 / (1 + exp(-self))``", "[0.0, 2.0]", "tensor([0.5000, 0.8808])"),
-    "relu": ("``max(self, 0)``", "[-1.0, 2.0]", "tensor([0., 2.])"),
-    "abs": ("The absolute value", "[-1.5, 2.0]", "tensor([1.5000, 2.0000])"),
-    "sqrt": ("The square root", "[4.0, 9.0]", "tensor([2., 3.])"),
-}
-
-_INPLACE_FORM = {n: f" In place: ``{n}_()``." for n in ("sin", "cos", "exp", "relu")}
-
-for _name, (_what, _data, _out) in _UNARY.items():
+# The op tables' methods: from each op's entry (their in-place forms below).
+for _op in _C._op_table:
+    _inplace = f" In place: ``{_op['inplace']}()``." if _op["inplace"] else ""
     add_docstr_all(
-        _name,
-        f"""{_what}, elementwise.{_INPLACE_FORM.get(_name, "")}
+        _op["name"],
+        f"""{_op["summary"]}, elementwise.{_inplace}
 
 >>> import npgrad as torch
->>> torch.tensor({_data}).{_name}()
-{_out}
+>>> torch.tensor({_op["example_input"]}).{_op["name"]}()
+{_op["example_output"]}
 """,
     )
 
@@ -838,10 +824,6 @@ for _name, _what, _example, _out in (
     ("sub_", "Subtracts ``alpha * other``", "x.sub_(0.5)", "tensor([0.5000, 0.5000])"),
     ("mul_", "Multiplies by ``other``", "x.mul_(4)", "tensor([4., 4.])"),
     ("div_", "Divides by ``other``", "x.div_(4)", "tensor([0.2500, 0.2500])"),
-    ("sin_", "Replaces each element by its sine", "x.sin_()", "tensor([0.8415, 0.8415])"),
-    ("cos_", "Replaces each element by its cosine", "x.cos_()", "tensor([0.5403, 0.5403])"),
-    ("exp_", "Replaces each element by its exponential", "x.exp_()", "tensor([2.7183, 2.7183])"),
-    ("relu_", "Replaces negative elements by 0", "x.relu_()", "tensor([1., 1.])"),
     ("zero_", "Fills with zeros", "x.zero_()", "tensor([0., 0.])"),
     ("fill_", "Fills with ``value`` (a number or a 0-d tensor)", "x.fill_(7)", "tensor([7., 7.])"),
     ("copy_", "Copies ``src`` (broadcast to self's shape) into self",
@@ -861,3 +843,18 @@ for _name, _what, _example, _out in (
 1
 """,
     )
+
+for _op in _C._op_table:
+    if _op["inplace"]:
+        add_docstr_all(
+            _op["inplace"],
+            f"""In-place ``{_op["name"]}()`` ({_op["summary"]}), and returns self. {_INPLACE_NOTE}
+
+>>> import npgrad as torch
+>>> x = torch.tensor({_op["example_input"]})
+>>> x.{_op["inplace"]}()
+{_op["example_output"]}
+>>> x._version
+1
+""",
+        )

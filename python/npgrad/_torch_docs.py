@@ -115,29 +115,18 @@ add_docstr(
 """,
 )
 
-_UNARY = {
-    "neg": ("``-input``", "[1.0, -2.0]", "tensor([-1.,  2.])"),
-    "reciprocal": ("``1 / input``", "[2.0, 4.0]", "tensor([0.5000, 0.2500])"),
-    "exp": ("The exponential", "[0.0, 1.0]", "tensor([1.0000, 2.7183])"),
-    "log": ("The natural logarithm", "[1.0, 2.0]", "tensor([0.0000, 0.6931])"),
-    "sin": ("The sine", "[0.0, 1.0]", "tensor([0.0000, 0.8415])"),
-    "cos": ("The cosine", "[0.0, 1.0]", "tensor([1.0000, 0.5403])"),
-    "tanh": ("The hyperbolic tangent", "[0.0, 1.0]", "tensor([0.0000, 0.7616])"),
-    "sigmoid": ("The logistic sigmoid", "[0.0, 2.0]", "tensor([0.5000, 0.8808])"),
-    "relu": ("``max(input, 0)``", "[-1.0, 2.0]", "tensor([0., 2.])"),
-    "abs": ("The absolute value", "[-1.5, 2.0]", "tensor([1.5000, 2.0000])"),
-    "sqrt": ("The square root", "[4.0, 9.0]", "tensor([2., 3.])"),
-}
-
-for _name, (_what, _data, _out) in _UNARY.items():
+# The op tables' functions: summary and example from each op's entry.
+for _op in _C._op_table:
     add_docstr(
-        getattr(_C, _name),
-        f"""{_what}, elementwise; same as ``input.{_name}()``.
+        getattr(_C, _op["name"]),
+        f"""{_op["summary"]}, elementwise; same as ``input.{_op["name"]}()``. Its backward
+node is ``{_op["node"]}``.
 
 >>> import npgrad as torch
->>> torch.{_name}(torch.tensor({_data}))
-{_out}
+>>> torch.{_op["name"]}(torch.tensor({_op["example_input"]}))
+{_op["example_output"]}
 """,
+        name=_op["name"],
     )
 
 add_docstr(
@@ -856,4 +845,4 @@ tensor([6.])
 """,
 )
 
-del _name, _what, _data, _out, _cls_name, _cls
+del _op, _cls_name, _cls

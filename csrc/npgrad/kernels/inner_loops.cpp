@@ -22,14 +22,7 @@ namespace {
 // one and they never touch Python. The loops may raise floating-point flags,
 // which nobody reads: torch is silent on 0/0 and NumPy clears the flags before
 // each of its own loops. Like NumPy, the GIL is released for long loops.
-struct InnerLoop {
-  PyUFuncGenericFunction fn = nullptr;
-  void* data = nullptr;
-  int out_type = NPY_NOTYPE;
-};
-constexpr int kLoopDtypes = 2;  // float32, float64
-InnerLoop binary_loops_[13][kLoopDtypes];
-InnerLoop unary_loops_[9][kLoopDtypes];
+InnerLoop binary_loops_[kNumBinary][kLoopDtypes];
 constexpr npy_intp kReleaseGilAbove = 500;  // NumPy's own threshold
 
 int loop_slot(ScalarType t) {
@@ -41,6 +34,12 @@ int loop_slot(ScalarType t) {
     default:
       return -1;
   }
+}
+
+}  // namespace
+
+int loop_slot_type(int slot) {
+  return slot == 0 ? NPY_FLOAT32 : NPY_FLOAT64;
 }
 
 InnerLoop find_inner_loop(PyObject* ufunc_obj, int type) {
@@ -66,16 +65,11 @@ InnerLoop find_inner_loop(PyObject* ufunc_obj, int type) {
   return loop;
 }
 
-}  // namespace
-
 void init_inner_loops() {
   for (int slot = 0; slot < kLoopDtypes; ++slot) {
-    int type = slot == 0 ? NPY_FLOAT32 : NPY_FLOAT64;
-    for (int i = 0; i < 13; ++i) {
-      binary_loops_[i][slot] = find_inner_loop(np_.binary[i], type);
-    }
-    for (int i = 0; i < 9; ++i) {
-      unary_loops_[i][slot] = find_inner_loop(np_.unary[i], type);
+    for (int i = 0; i < kNumBinary; ++i) {
+      binary_loops_[i][slot] =
+          find_inner_loop(np_.binary[i], loop_slot_type(slot));
     }
   }
 }
@@ -226,16 +220,16 @@ bool try_binary_loop(
 }
 
 bool try_unary_loop(
-    Unary op,
+    const UnaryUfunc& op,
     const Tensor& a,
     ScalarType compute,
     const Tensor* out,
     Tensor* result) {
   int slot = loop_slot(compute);
-  if (slot < 0 || op == Unary::Sigmoid) {
+  if (slot < 0) {
     return false;
   }
-  const InnerLoop& loop = unary_loops_[static_cast<int>(op)][slot];
+  const InnerLoop& loop = op.loops[slot];
   LoopOperand x;
   if (loop.fn == nullptr || a.impl()->is_wrapped_number ||
       !loop_operand(a, compute, false, x)) {

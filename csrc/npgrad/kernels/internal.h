@@ -32,8 +32,7 @@ namespace npgrad::kernels {
 
 // Cached NumPy callables; borrowed for the life of the process once imported.
 struct NumpyFunctions {
-  PyObject* binary[13];
-  PyObject* unary[9];
+  PyObject* binary[kNumBinary];
   PyObject* add_reduce;
   PyObject* max_reduce;
   PyObject* min_reduce;
@@ -175,6 +174,18 @@ bool recycle_array(PyObject* o);
 PyObject* new_array(int nd, npy_intp* dims, int type);
 
 // inner_loops.cpp (Note [Calling NumPy's inner loops directly]).
+// A ufunc's inner loop for one operand dtype, as NumPy would select it.
+struct InnerLoop {
+  PyUFuncGenericFunction fn = nullptr;
+  void* data = nullptr;
+  int out_type = NPY_NOTYPE;
+};
+constexpr int kLoopDtypes = 2;  // float32, float64
+// The loop of ufunc_obj whose inputs are all `type` (empty when none).
+InnerLoop find_inner_loop(PyObject* ufunc_obj, int type);
+// The NPY type of loop slot `slot`.
+int loop_slot_type(int slot);
+
 // Looks up the loops once np_'s ufuncs are imported.
 void init_inner_loops();
 // out (or a new *result) = op(a, b) through the inner loop; false when the
@@ -187,10 +198,15 @@ bool try_binary_loop(
     const Tensor* out,
     Tensor* result);
 bool try_unary_loop(
-    Unary op,
+    const UnaryUfunc& op,
     const Tensor& a,
     ScalarType compute,
     const Tensor* out,
     Tensor* result);
+
+struct UnaryUfunc {
+  PyObject* ufunc = nullptr;  // borrowed for the life of the process
+  InnerLoop loops[kLoopDtypes];
+};
 
 }  // namespace npgrad::kernels

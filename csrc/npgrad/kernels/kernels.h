@@ -44,29 +44,48 @@ Tensor full(const Shape& sizes, double value, ScalarType dtype);
 Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped_number);
 double item(const Tensor& t);
 
+// The elementwise binary ops the kernels know, each with the NumPy ufunc that
+// computes it: the one list the enum and the ufunc table both come from.
+#define NPGRAD_FORALL_BINARY_UFUNCS(_) \
+  _(Add, "add")                        \
+  _(Sub, "subtract")                   \
+  _(Mul, "multiply")                   \
+  _(Div, "true_divide")                \
+  _(Pow, "power")                      \
+  _(Maximum, "maximum")                \
+  _(Minimum, "minimum")                \
+  _(Eq, "equal")                       \
+  _(Ne, "not_equal")                   \
+  _(Lt, "less")                        \
+  _(Le, "less_equal")                  \
+  _(Gt, "greater")                     \
+  _(Ge, "greater_equal")
+
 enum class Binary {
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  Eq,
-  Ne,
-  Lt,
-  Le,
-  Gt,
-  Ge,
+#define NPGRAD_BINARY_ENUM(name, ufunc) name,
+  NPGRAD_FORALL_BINARY_UFUNCS(NPGRAD_BINARY_ENUM)
+#undef NPGRAD_BINARY_ENUM
 };
-enum class Unary { Neg, Exp, Log, Sin, Cos, Tanh, Sqrt, Abs, Sign, Sigmoid };
+constexpr int kNumBinary = 0
+#define NPGRAD_BINARY_COUNT(name, ufunc) +1
+    NPGRAD_FORALL_BINARY_UFUNCS(NPGRAD_BINARY_COUNT)
+#undef NPGRAD_BINARY_COUNT
+    ;
+
+/// A one-operand NumPy ufunc (`numpy.<name>`), imported once with the inner
+/// loops the direct path calls. The op tables name their kernels this way, so
+/// a new unary op needs no kernel code when NumPy has the ufunc.
+struct UnaryUfunc;
+/// The ufunc `numpy.<numpy_name>`; found on first use and kept for the life
+/// of the process. Throws if NumPy has no such one-operand ufunc.
+const UnaryUfunc& unary_ufunc(const char* numpy_name);
 
 /// Elementwise with broadcasting; tensor operands are cast to compute_dtype
 /// first, wrapped numbers enter as Python scalars (weak, as in torch).
 Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute);
 /// Writes op(a, b) into out (broadcast to out's shape).
 void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out);
-Tensor unary(Unary op, const Tensor& a, ScalarType compute);
+Tensor unary(const UnaryUfunc& op, const Tensor& a, ScalarType compute);
 /// a op alpha * b for op Add or Sub. float16 is computed in float32 and
 /// rounded once, as torch's add kernel does.
 Tensor binary_with_alpha(
@@ -75,7 +94,16 @@ Tensor binary_with_alpha(
     const Tensor& b,
     double alpha,
     ScalarType compute);
-void unary_out(Unary op, const Tensor& a, const Tensor& out);
+void unary_out(const UnaryUfunc& op, const Tensor& a, const Tensor& out);
+/// 1 / (1 + exp(-a)) in the stable form (no overflow for large |a|).
+Tensor sigmoid(const Tensor& a, ScalarType compute);
+/// f32 (float32; float16 computes through it and rounds once) or f64
+/// (float64) applied to each element: math NumPy has no ufunc for (erf).
+Tensor unary_map(
+    const Tensor& a,
+    ScalarType compute,
+    float (*f32)(float),
+    double (*f64)(double));
 /// clamp with optional bounds (NaN propagates).
 Tensor clamp(
     const Tensor& a, std::optional<double> min, std::optional<double> max);

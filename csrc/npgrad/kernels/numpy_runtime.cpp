@@ -82,40 +82,22 @@ void init() {
     return check(PyObject_GetAttrString(numpy.p, name));
   };
   const char* binary_names[] = {
-      "add",
-      "subtract",
-      "multiply",
-      "true_divide",
-      "power",
-      "maximum",
-      "minimum",
-      "equal",
-      "not_equal",
-      "less",
-      "less_equal",
-      "greater",
-      "greater_equal"};
-  for (int i = 0; i < 13; ++i) {
+#define NPGRAD_BINARY_NAME(name, ufunc) ufunc,
+      NPGRAD_FORALL_BINARY_UFUNCS(NPGRAD_BINARY_NAME)
+#undef NPGRAD_BINARY_NAME
+  };
+  for (int i = 0; i < kNumBinary; ++i) {
     np_.binary[i] = get(binary_names[i]);
   }
-  const char* unary_names[] = {
-      "negative",
-      "exp",
-      "log",
-      "sin",
-      "cos",
-      "tanh",
-      "sqrt",
-      "absolute",
-      "sign"};
-  for (int i = 0; i < 9; ++i) {
-    np_.unary[i] = get(unary_names[i]);
-  }
   init_inner_loops();
-  np_.add_reduce = check(PyObject_GetAttrString(np_.binary[0], "reduce"));
-  np_.max_reduce = check(PyObject_GetAttrString(np_.binary[5], "reduce"));
-  np_.min_reduce = check(PyObject_GetAttrString(np_.binary[6], "reduce"));
-  np_.add_at = check(PyObject_GetAttrString(np_.binary[0], "at"));
+  np_.add_reduce = check(PyObject_GetAttrString(
+      np_.binary[static_cast<int>(Binary::Add)], "reduce"));
+  np_.max_reduce = check(PyObject_GetAttrString(
+      np_.binary[static_cast<int>(Binary::Maximum)], "reduce"));
+  np_.min_reduce = check(PyObject_GetAttrString(
+      np_.binary[static_cast<int>(Binary::Minimum)], "reduce"));
+  np_.add_at = check(
+      PyObject_GetAttrString(np_.binary[static_cast<int>(Binary::Add)], "at"));
   np_.argmax = get("argmax");
   np_.argmin = get("argmin");
   np_.matmul = get("matmul");

@@ -68,13 +68,15 @@ Tensor softmax(const Tensor& a, int64_t dim, bool log) {
   // log_softmax = shifted - log(sum(exp(shifted))).
   Tensor m = amax(a, {dim}, true, true);
   Tensor shifted = binary(Binary::Sub, a, m, a.dtype());
-  Tensor e = unary(Unary::Exp, shifted, a.dtype());
+  static const UnaryUfunc& exp = unary_ufunc("exp");
+  static const UnaryUfunc& log_ = unary_ufunc("log");
+  Tensor e = unary(exp, shifted, a.dtype());
   Tensor s = sum(e, {dim}, true, a.dtype());
   if (!log) {
     binary_out(Binary::Div, e, s, e);
     return e;
   }
-  unary_out(Unary::Log, s, s);
+  unary_out(log_, s, s);
   binary_out(Binary::Sub, shifted, s, shifted);
   return shifted;
 }

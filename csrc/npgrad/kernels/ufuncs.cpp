@@ -3,6 +3,8 @@
 #include "npgrad/kernels/internal.h"
 
 #include <initializer_list>
+#include <string>
+#include <unordered_map>
 
 #include "npgrad/kernels/float16.h"
 #include "npgrad/ops/broadcast.h"
@@ -140,67 +142,124 @@ Tensor binary_with_alpha(
   return cast(binary(op, a, scaled, f32), compute);
 }
 
-Tensor unary(Unary op, const Tensor& a, ScalarType compute) {
+const UnaryUfunc& unary_ufunc(const char* numpy_name) {
+  // Touched with the GIL held (ops run with it); entries are never removed,
+  // so references stay valid.
+  static auto* found = new std::unordered_map<std::string, UnaryUfunc>();
+  auto it = found->find(numpy_name);
+  if (it != found->end()) {
+    return it->second;
+  }
+  Ref numpy(check(PyImport_ImportModule("numpy")));
+  PyObject* fn = PyObject_GetAttrString(numpy.p, numpy_name);
+  if (fn == nullptr) {
+    PyErr_Clear();
+  }
+  // The type is compared by name: npgrad never imports NumPy's ufunc C API.
+  bool is_unary_ufunc = fn != nullptr &&
+                        std::string(Py_TYPE(fn)->tp_name) == "numpy.ufunc" &&
+                        reinterpret_cast<PyUFuncObject*>(fn)->nin == 1;
+  if (!is_unary_ufunc) {
+    Py_XDECREF(fn);
+    throw Error(
+        std::string("npgrad: numpy has no one-operand ufunc '") + numpy_name +
+        "'");
+  }
+  UnaryUfunc op;
+  op.ufunc = fn;  // the reference is kept for the life of the process
+  for (int slot = 0; slot < kLoopDtypes; ++slot) {
+    op.loops[slot] = find_inner_loop(fn, loop_slot_type(slot));
+  }
+  return found->emplace(numpy_name, op).first->second;
+}
+
+Tensor unary(const UnaryUfunc& op, const Tensor& a, ScalarType compute) {
   Tensor fast;
   if (try_unary_loop(op, a, compute, nullptr, &fast)) {
     return fast;
   }
   IgnoreFpErrors quiet;
-  if (op == Unary::Sigmoid && compute == ScalarType::Float16) {
-    // See Note [float16 computes in float32 where torch does].
-    return cast(unary(op, a, ScalarType::Float32), compute);
-  }
   BufferCacheScope cached(is_large(a));
   Ref x(operand(a, compute));
-  if (op == Unary::Sigmoid) {
-    // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
-    Ref ax(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Abs)], x.p));
-    // 0-dim inputs give NumPy scalars; out= below needs arrays.
-    Ref neg(PyObject_CallOneArg(np_.unary[static_cast<int>(Unary::Neg)], ax.p));
-    Ref e(
-        PyArray_FromAny(neg.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
-    PyObject* exp_args[2] = {e.p, e.p};
-    Py_XDECREF(check(PyObject_Vectorcall(
-        np_.unary[static_cast<int>(Unary::Exp)], exp_args, 1, np_.kw_out)));
-    Ref zero(PyLong_FromLong(0));
-    Ref one(PyLong_FromLong(1));
-    PyObject* ge_args[2] = {x.p, zero.p};
-    Ref nonneg(PyObject_Vectorcall(
-        np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
-    PyObject* where_args[3] = {nonneg.p, one.p, e.p};
-    Ref where(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
-    Ref num(PyArray_FromAny(
-        where.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
-    PyObject* add_args[3] = {e.p, one.p, e.p};
-    Py_XDECREF(
-        check(PyObject_Vectorcall(np_.binary[0], add_args, 2, np_.kw_out)));
-    PyObject* div_args[3] = {num.p, e.p, num.p};
-    Py_XDECREF(check(PyObject_Vectorcall(
-        np_.binary[static_cast<int>(Binary::Div)], div_args, 2, np_.kw_out)));
-    Tensor out = wrap_array(num.release());
-    if (out.dtype() != compute) {
-      out = cast(out, compute);
-    }
-    return out;
-  }
   PyObject* args[1] = {x.p};
-  return wrap_array(check(
-      PyObject_Vectorcall(np_.unary[static_cast<int>(op)], args, 1, nullptr)));
+  return wrap_array(check(PyObject_Vectorcall(op.ufunc, args, 1, nullptr)));
 }
 
-void unary_out(Unary op, const Tensor& a, const Tensor& out) {
+void unary_out(const UnaryUfunc& op, const Tensor& a, const Tensor& out) {
   if (try_unary_loop(op, a, out.dtype(), &out, nullptr)) {
     return;
   }
   IgnoreFpErrors quiet;
-  if (op == Unary::Sigmoid) {
-    copy_into(out, unary(op, a, out.dtype()));
-    return;
-  }
   Ref x(operand(a, out.dtype()));
   PyObject* args[2] = {x.p, obj(out)};
+  Py_XDECREF(check(PyObject_Vectorcall(op.ufunc, args, 1, np_.kw_out)));
+}
+
+Tensor sigmoid(const Tensor& a, ScalarType compute) {
+  IgnoreFpErrors quiet;
+  if (compute == ScalarType::Float16) {
+    // See Note [float16 computes in float32 where torch does].
+    return cast(sigmoid(a, ScalarType::Float32), compute);
+  }
+  static const UnaryUfunc& absolute = unary_ufunc("absolute");
+  static const UnaryUfunc& negative = unary_ufunc("negative");
+  static const UnaryUfunc& exp = unary_ufunc("exp");
+  BufferCacheScope cached(is_large(a));
+  Ref x(operand(a, compute));
+  // Stable form: e = exp(-|x|); sigmoid = where(x >= 0, 1, e) / (1 + e).
+  Ref ax(PyObject_CallOneArg(absolute.ufunc, x.p));
+  // 0-dim inputs give NumPy scalars; out= below needs arrays.
+  Ref neg(PyObject_CallOneArg(negative.ufunc, ax.p));
+  Ref e(PyArray_FromAny(neg.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
+  PyObject* exp_args[2] = {e.p, e.p};
+  Py_XDECREF(check(PyObject_Vectorcall(exp.ufunc, exp_args, 1, np_.kw_out)));
+  Ref zero(PyLong_FromLong(0));
+  Ref one(PyLong_FromLong(1));
+  PyObject* ge_args[2] = {x.p, zero.p};
+  Ref nonneg(PyObject_Vectorcall(
+      np_.binary[static_cast<int>(Binary::Ge)], ge_args, 2, nullptr));
+  PyObject* where_args[3] = {nonneg.p, one.p, e.p};
+  Ref where(PyObject_Vectorcall(np_.where, where_args, 3, nullptr));
+  Ref num(
+      PyArray_FromAny(where.p, nullptr, 0, 0, NPY_ARRAY_ENSUREARRAY, nullptr));
+  PyObject* add_args[3] = {e.p, one.p, e.p};
   Py_XDECREF(check(PyObject_Vectorcall(
-      np_.unary[static_cast<int>(op)], args, 1, np_.kw_out)));
+      np_.binary[static_cast<int>(Binary::Add)], add_args, 2, np_.kw_out)));
+  PyObject* div_args[3] = {num.p, e.p, num.p};
+  Py_XDECREF(check(PyObject_Vectorcall(
+      np_.binary[static_cast<int>(Binary::Div)], div_args, 2, np_.kw_out)));
+  Tensor out = wrap_array(num.release());
+  if (out.dtype() != compute) {
+    out = cast(out, compute);
+  }
+  return out;
+}
+
+namespace {
+template <typename T>
+void map_in_place(const Tensor& t, T (*f)(T)) {
+  T* data = static_cast<T*>(t.data_ptr());
+  for (int64_t i = 0, n = t.numel(); i < n; ++i) {
+    data[i] = f(data[i]);
+  }
+}
+}  // namespace
+
+Tensor unary_map(
+    const Tensor& a,
+    ScalarType compute,
+    float (*f32)(float),
+    double (*f64)(double)) {
+  // float16 reads as float, computes and rounds once, as torch's kernels do.
+  ScalarType work = compute == ScalarType::Float64 ? ScalarType::Float64
+                                                   : ScalarType::Float32;
+  Tensor out = cast(a, work);  // a fresh contiguous array nobody else holds
+  if (work == ScalarType::Float64) {
+    map_in_place(out, f64);
+  } else {
+    map_in_place(out, f32);
+  }
+  return work == compute ? out : cast(out, compute);
 }
 
 Tensor clamp(

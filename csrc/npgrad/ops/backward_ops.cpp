@@ -11,7 +11,8 @@ namespace npgrad::ops {
 using namespace npgrad::autograd;
 
 Tensor sgn(const Tensor& a) {
-  Tensor out = kernels::unary(kernels::Unary::Sign, a, a.dtype());
+  static const kernels::UnaryUfunc& sign = kernels::unary_ufunc("sign");
+  Tensor out = kernels::unary(sign, a, a.dtype());
   if (compute_requires_grad({&a})) {
     auto node = make_node<SgnBackward0>();
     node->set_next_edges(collect_next_edges({&a}));

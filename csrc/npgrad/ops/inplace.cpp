@@ -13,6 +13,7 @@
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/broadcast.h"
+#include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
@@ -26,11 +27,11 @@ namespace npgrad::ops {
 using namespace npgrad::autograd;
 
 namespace {
-
 thread_local InplaceObserver inplace_observer;
+}  // namespace
 
 void check_inplace(
-    const Tensor& self, bool result_requires_grad, bool allow_overlap = false) {
+    const Tensor& self, bool result_requires_grad, bool allow_overlap) {
   // torch's assert_no_internal_overlap: a stride-0 dim of size > 1 (an
   // expanded view) would have several elements written to one location.
   for (int64_t d = 0; d < self.dim(); ++d) {
@@ -75,6 +76,8 @@ void check_inplace(
   }
   NPGRAD_CHECK(!(is_leaf(self) && requires_grad(self)), messages::kLeafInplace);
 }
+
+namespace {
 
 // torch's is_non_overlapping_and_dense: the strides are a permutation of a
 // contiguous layout's (size-1 dims aside).
@@ -147,6 +150,8 @@ void check_broadcasts_to_self(const Tensor& self, const Tensor& other) {
       shape_str(broadcast));
 }
 
+}  // namespace
+
 void check_castable(ScalarType result, ScalarType out) {
   bool ok = !(is_floating(result) && !is_floating(out)) &&
             !(result == ScalarType::Int64 && out == ScalarType::Bool);
@@ -158,20 +163,18 @@ void check_castable(ScalarType result, ScalarType out) {
       scalar_type_name(out));
 }
 
-// The original value of self, for formulas that need it after the write: a
-// clone recorded as torch's original_self = self.clone() is (CloneBackward0),
-// so that a double backward flows through it to self's history.
 SavedVariable save_original(const Tensor& self) {
   return SavedVariable(clone(self), false);
 }
 
-// Steps (4) and (5) of the mutation path.
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
   self.bump_version();
   if (node) {
     rebase_history(self, node);
   }
 }
+
+namespace {
 
 template <typename NodeT>
 std::shared_ptr<NodeT> make_inplace_node(
@@ -258,66 +261,15 @@ void binary_(
   finish_inplace(self, node);
 }
 
-void unary_(InplaceUnary op, const Tensor& self) {
-  bool rg = compute_requires_grad({&self});
-  check_inplace(self, rg, /*allow_overlap=*/op == InplaceUnary::Zero);
-  if (op != InplaceUnary::Zero && op != InplaceUnary::Relu) {
-    check_castable(ScalarType::Float32, self.dtype());
-  }
+void zero_(const Tensor& self) {
+  bool requires_grad = compute_requires_grad({&self});
+  check_inplace(self, requires_grad, /*allow_overlap=*/true);
   std::shared_ptr<Node> node;
-  bool saves_result = false;
-  if (rg) {
-    switch (op) {
-      case InplaceUnary::Sin:
-        node = make_inplace_node<SinBackward0>({&self});
-        static_cast<SinBackward0*>(node.get())->saved_ = save_original(self);
-        break;
-      case InplaceUnary::Cos:
-        node = make_inplace_node<CosBackward0>({&self});
-        static_cast<CosBackward0*>(node.get())->saved_ = save_original(self);
-        break;
-      case InplaceUnary::Exp:
-        node = make_inplace_node<ExpBackward0>({&self});
-        saves_result = true;
-        break;
-      case InplaceUnary::Relu:
-        node = make_inplace_node<ReluBackward0>({&self});
-        saves_result = true;
-        break;
-      case InplaceUnary::Zero: {
-        auto n = make_node<ZeroBackward0>();
-        n->set_next_edges(collect_next_edges({&self}));
-        node = n;
-        break;
-      }
-    }
+  if (requires_grad) {
+    node = make_inplace_node<ZeroBackward0>({&self});
   }
-  switch (op) {
-    case InplaceUnary::Sin:
-      kernels::unary_out(kernels::Unary::Sin, self, self);
-      break;
-    case InplaceUnary::Cos:
-      kernels::unary_out(kernels::Unary::Cos, self, self);
-      break;
-    case InplaceUnary::Exp:
-      kernels::unary_out(kernels::Unary::Exp, self, self);
-      break;
-    case InplaceUnary::Relu:
-      kernels::binary_out(
-          kernels::Binary::Maximum,
-          self,
-          wrapped_scalar(0, ScalarType::Int64),
-          self);
-      break;
-    case InplaceUnary::Zero:
-      kernels::fill(self, 0);
-      break;
-  }
+  kernels::fill(self, 0);
   finish_inplace(self, node);
-  if (saves_result) {
-    static_cast<UnarySavedNode*>(node.get())->saved_ =
-        SavedVariable(self, true, self.is_view());
-  }
 }
 
 void fill_(const Tensor& self, double value) {

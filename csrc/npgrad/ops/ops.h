@@ -145,8 +145,9 @@ void binary_(
     const Tensor& self,
     const Tensor& other,
     double alpha = 1);
-enum class InplaceUnary { Sin, Cos, Exp, Relu, Zero };
-void unary_(InplaceUnary op, const Tensor& self);
+/// zero_() (ZeroBackward0). The table ops' in-place forms are
+/// unary_<Op> (unary_family.h).
+void zero_(const Tensor& self);
 void fill_(const Tensor& self, double value);
 /// torch's check on a Python number written into `numel` elements of `dtype`
 /// (fill_, full): a finite value beyond the dtype's range is an error.

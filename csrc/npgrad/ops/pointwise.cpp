@@ -11,7 +11,6 @@ namespace npgrad::ops {
 
 using namespace npgrad::autograd;
 using kernels::Binary;
-using kernels::Unary;
 
 Tensor wrapped_scalar(double value, ScalarType dtype) {
   return kernels::scalar_tensor(value, dtype, true);
@@ -95,17 +94,6 @@ std::shared_ptr<NodeT> record(
   return node;
 }
 
-template <typename NodeT>
-Tensor unary_op(Unary op, const Tensor& a, bool saves_result) {
-  Tensor out = kernels::unary(op, a, float_dtype(a.dtype()));
-  if (compute_requires_grad({&a})) {
-    auto node = record<NodeT>(out, {&a});
-    node->saved_ =
-        saves_result ? SavedVariable(out, true) : SavedVariable(a, false);
-  }
-  return out;
-}
-
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, double alpha) {
@@ -167,19 +155,6 @@ Tensor div(const Tensor& a, const Tensor& b) {
   return out;
 }
 
-Tensor neg(const Tensor& a) {
-  NPGRAD_CHECK(
-      a.dtype() != ScalarType::Bool,
-      "Negation, the `-` operator, on a bool tensor is not supported. If you "
-      "are trying to invert a mask, use the `~` or `logical_not()` operator "
-      "instead.");
-  Tensor out = kernels::unary(Unary::Neg, a, a.dtype());
-  if (compute_requires_grad({&a})) {
-    record<NegBackward0>(out, {&a});
-  }
-  return out;
-}
-
 namespace {
 // pow(Tensor, Python number): PowBackward0. The number's own kind (int or
 // float) takes part in type promotion.
@@ -224,57 +199,6 @@ Tensor pow(double base, const Tensor& exponent) {
     node->exponent_ = SavedVariable(exponent, false);
     node->result_ = SavedVariable(out, true);
     node->self = base;
-  }
-  return out;
-}
-
-Tensor reciprocal(const Tensor& a) {
-  Tensor one = wrapped_scalar(1, ScalarType::Float64);
-  Tensor out = kernels::binary(Binary::Div, one, a, float_dtype(a.dtype()));
-  if (compute_requires_grad({&a})) {
-    // Two statements: the output is saved once its history is set.
-    auto node = record<ReciprocalBackward0>(out, {&a});
-    node->saved_ = SavedVariable(out, true);
-  }
-  return out;
-}
-
-Tensor exp(const Tensor& a) {
-  return unary_op<ExpBackward0>(Unary::Exp, a, true);
-}
-Tensor log(const Tensor& a) {
-  return unary_op<LogBackward0>(Unary::Log, a, false);
-}
-Tensor sin(const Tensor& a) {
-  return unary_op<SinBackward0>(Unary::Sin, a, false);
-}
-Tensor cos(const Tensor& a) {
-  return unary_op<CosBackward0>(Unary::Cos, a, false);
-}
-Tensor tanh(const Tensor& a) {
-  return unary_op<TanhBackward0>(Unary::Tanh, a, true);
-}
-Tensor sigmoid(const Tensor& a) {
-  return unary_op<SigmoidBackward0>(Unary::Sigmoid, a, true);
-}
-Tensor sqrt(const Tensor& a) {
-  return unary_op<SqrtBackward0>(Unary::Sqrt, a, true);
-}
-
-Tensor abs(const Tensor& a) {
-  Tensor out = kernels::unary(Unary::Abs, a, a.dtype());
-  if (compute_requires_grad({&a})) {
-    record<AbsBackward0>(out, {&a})->saved_ = SavedVariable(a, false);
-  }
-  return out;
-}
-
-Tensor relu(const Tensor& a) {
-  Tensor out = kernels::binary(
-      Binary::Maximum, a, wrapped_scalar(0, ScalarType::Int64), a.dtype());
-  if (compute_requires_grad({&a})) {
-    auto node = record<ReluBackward0>(out, {&a});
-    node->saved_ = SavedVariable(out, true);
   }
   return out;
 }

@@ -113,7 +113,7 @@ void CopySlices::compute(const variable_list& g, variable_list& out) {
       if (res[0].defined()) {
         ops::copy_(grad_slice, res[0]);
       } else {
-        ops::unary_(ops::InplaceUnary::Zero, grad_slice);
+        ops::zero_(grad_slice);
       }
       out[0] = result;
     } else {

@@ -45,11 +45,6 @@ struct DivBackward0 final : TwoOperandNode {
   void compute(const variable_list& g, variable_list& out) override;
 };
 
-struct NegBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(NegBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-};
-
 struct PowBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(PowBackward0)
   void compute(const variable_list& g, variable_list& out) override;
@@ -83,39 +78,6 @@ struct PowBackward2 final : FormulaNode {
   SavedVariable exponent_, result_;
   double self = 0;
 };
-
-/// Unary nodes that save one tensor: the input (`_saved_self`) or the
-/// output (`_saved_result`).
-struct UnarySavedNode : FormulaNode {
-  explicit UnarySavedNode(bool saves_result) : saves_result_(saves_result) {}
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.tensor(saves_result_ ? "_saved_result" : "_saved_self", saved_);
-  }
-  Tensor saved() { return saved_.unpack(self_ptr()); }
-  SavedVariable saved_;
-
- private:
-  bool saves_result_;
-};
-
-#define NPGRAD_UNARY_NODE(N, saves_result)                             \
-  struct N final : UnarySavedNode {                                    \
-    N() : UnarySavedNode(saves_result) {}                              \
-    NPGRAD_NODE_NAME(N)                                                \
-    void compute(const variable_list& g, variable_list& out) override; \
-  };
-
-NPGRAD_UNARY_NODE(ReciprocalBackward0, true)
-NPGRAD_UNARY_NODE(ExpBackward0, true)
-NPGRAD_UNARY_NODE(LogBackward0, false)
-NPGRAD_UNARY_NODE(SinBackward0, false)
-NPGRAD_UNARY_NODE(CosBackward0, false)
-NPGRAD_UNARY_NODE(TanhBackward0, true)
-NPGRAD_UNARY_NODE(SigmoidBackward0, true)
-NPGRAD_UNARY_NODE(ReluBackward0, true)
-NPGRAD_UNARY_NODE(AbsBackward0, false)
-NPGRAD_UNARY_NODE(SqrtBackward0, true)
-#undef NPGRAD_UNARY_NODE
 
 struct ClampBackward1 final : FormulaNode {
   NPGRAD_NODE_NAME(ClampBackward1)

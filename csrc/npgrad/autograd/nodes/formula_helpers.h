@@ -1,0 +1,21 @@
+#pragma once
+// Building blocks of backward formulas, shared by the hand-written nodes and
+// the op tables (ops/unary_ops.h). Each is written with npgrad ops, so a
+// formula recorded under create_graph differentiates again.
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::autograd {
+
+/// A Python number as a float64 wrapped scalar (weak in type promotion).
+Tensor scalar(double v);
+/// t * alpha (t itself when alpha is 1).
+Tensor times(const Tensor& t, double alpha);
+/// See Note [Backward temporaries are reused] in formula_helpers.cpp: a * b
+/// or a / b, written into a or b when that is a temporary nobody else holds.
+Tensor mul_reusing(const Tensor& a, Tensor b);
+Tensor div_reusing(const Tensor& a, Tensor b);
+/// 1 - a, in place when a is such a temporary.
+Tensor one_minus_reusing(Tensor a);
+
+}  // namespace npgrad::autograd

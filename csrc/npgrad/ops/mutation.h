@@ -1,0 +1,29 @@
+#pragma once
+// The steps of Note [The mutation path] (inplace.cpp), for the in-place ops
+// defined outside inplace.cpp (the op tables' `name_` forms).
+
+#include <memory>
+
+#include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_variable.h"
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::ops {
+
+/// Step (1): torch's checks before writing into self (no internal overlap
+/// unless allowed; the leaf and view rules when the result requires grad);
+/// also tells the in-place observer.
+void check_inplace(
+    const Tensor& self, bool result_requires_grad, bool allow_overlap = false);
+/// torch's error when a result of dtype `result` cannot be written into a
+/// tensor of dtype `out` (a float result into an integer tensor).
+void check_castable(ScalarType result, ScalarType out);
+/// Step (2) for a formula that needs self's value before the write: a clone
+/// recorded as torch's original_self = self.clone() is (CloneBackward0), so
+/// that a double backward flows through it to self's history.
+autograd::SavedVariable save_original(const Tensor& self);
+/// Steps (4) and (5): bump the version, rebase self's history onto node.
+void finish_inplace(
+    const Tensor& self, const std::shared_ptr<autograd::Node>& node);
+
+}  // namespace npgrad::ops

@@ -1,0 +1,42 @@
+// The C++ names (ops.h) of the table ops that other formulas call.
+#include "npgrad/ops/unary_ops.h"
+
+namespace npgrad::ops {
+
+using namespace unary_ops;
+
+Tensor neg(const Tensor& a) {
+  return unary<Neg>(a);
+}
+Tensor reciprocal(const Tensor& a) {
+  return unary<Reciprocal>(a);
+}
+Tensor exp(const Tensor& a) {
+  return unary<Exp>(a);
+}
+Tensor log(const Tensor& a) {
+  return unary<Log>(a);
+}
+Tensor sin(const Tensor& a) {
+  return unary<Sin>(a);
+}
+Tensor cos(const Tensor& a) {
+  return unary<Cos>(a);
+}
+Tensor tanh(const Tensor& a) {
+  return unary<Tanh>(a);
+}
+Tensor sigmoid(const Tensor& a) {
+  return unary<Sigmoid>(a);
+}
+Tensor relu(const Tensor& a) {
+  return unary<Relu>(a);
+}
+Tensor abs(const Tensor& a) {
+  return unary<Abs>(a);
+}
+Tensor sqrt(const Tensor& a) {
+  return unary<Sqrt>(a);
+}
+
+}  // namespace npgrad::ops

@@ -1,0 +1,209 @@
+#pragma once
+// The pointwise unary ops: one entry per op states everything about it (see
+// unary_family.h for the fields). Adding an op is an entry here and its name
+// in UnaryOps below; scripts/update_op_stubs.py then writes its stubs.
+
+#include <cmath>
+
+#include "npgrad/autograd/nodes/formula_helpers.h"
+#include "npgrad/autograd/nodes/half_formulas.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/ops/unary_family.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops::unary_ops {
+
+using autograd::div_reusing;
+using autograd::mul_reusing;
+using autograd::one_minus_reusing;
+using autograd::scalar;
+
+struct Neg {
+  static constexpr const char* name = "neg";
+  static constexpr const char* node = "NegBackward0";
+  static constexpr const char* ufunc = "negative";
+  static constexpr Saves saves = Saves::Nothing;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static void check(const Tensor& input) {
+    NPGRAD_CHECK(
+        input.dtype() != ScalarType::Bool,
+        "Negation, the `-` operator, on a bool tensor is not supported. If "
+        "you are trying to invert a mask, use the `~` or `logical_not()` "
+        "operator instead.");
+  }
+  static Tensor backward(const Tensor& grad, const Tensor&) {
+    return neg(grad);
+  }
+  static constexpr OpDoc doc = {
+      "The negation ``-x``", "[1.0, -2.0]", "tensor([-1.,  2.])"};
+};
+
+struct Reciprocal {
+  static constexpr const char* name = "reciprocal";
+  static constexpr const char* node = "ReciprocalBackward0";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = false;
+  static Tensor kernel(const Tensor& input, ScalarType compute) {
+    return kernels::binary(kernels::Binary::Div, scalar(1), input, compute);
+  }
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    return mul(neg(grad), mul(result, result));
+  }
+  static constexpr OpDoc doc = {
+      "``1 / x``", "[2.0, 4.0]", "tensor([0.5000, 0.2500])"};
+};
+
+struct Exp {
+  static constexpr const char* name = "exp";
+  static constexpr const char* node = "ExpBackward0";
+  static constexpr const char* ufunc = "exp";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    return mul_reusing(grad, result);
+  }
+  static constexpr OpDoc doc = {
+      "The exponential ``e ** x``", "[0.0, 1.0]", "tensor([1.0000, 2.7183])"};
+};
+
+struct Log {
+  static constexpr const char* name = "log";
+  static constexpr const char* node = "LogBackward0";
+  static constexpr const char* ufunc = "log";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = false;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return div_reusing(grad, self);
+  }
+  static constexpr OpDoc doc = {
+      "The natural logarithm", "[1.0, 2.0]", "tensor([0.0000, 0.6931])"};
+};
+
+struct Sin {
+  static constexpr const char* name = "sin";
+  static constexpr const char* node = "SinBackward0";
+  static constexpr const char* ufunc = "sin";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return mul_reusing(grad, cos(self));
+  }
+  static constexpr OpDoc doc = {
+      "The sine", "[0.0, 1.0]", "tensor([0.0000, 0.8415])"};
+};
+
+struct Cos {
+  static constexpr const char* name = "cos";
+  static constexpr const char* node = "CosBackward0";
+  static constexpr const char* ufunc = "cos";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return mul_reusing(grad, neg(sin(self)));
+  }
+  static constexpr OpDoc doc = {
+      "The cosine", "[0.0, 1.0]", "tensor([1.0000, 0.5403])"};
+};
+
+struct Tanh {
+  static constexpr const char* name = "tanh";
+  static constexpr const char* node = "TanhBackward0";
+  static constexpr const char* ufunc = "tanh";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = false;
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    return autograd::round_float16_once(
+        grad, result, [](const Tensor& g, const Tensor& r) {
+          return mul_reusing(g, one_minus_reusing(mul(r, r)));
+        });
+  }
+  static constexpr OpDoc doc = {
+      "The hyperbolic tangent", "[0.0, 1.0]", "tensor([0.0000, 0.7616])"};
+};
+
+struct Sigmoid {
+  static constexpr const char* name = "sigmoid";
+  static constexpr const char* node = "SigmoidBackward0";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = false;
+  static Tensor kernel(const Tensor& input, ScalarType compute) {
+    return kernels::sigmoid(input, compute);
+  }
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    // grad * (1 - r) * r, in torch's sigmoid_backward order; for float16
+    // torch rounds after each step too (unlike tanh's, its kernel has no
+    // float path). (1 - r) * grad has the same bits and goes into the
+    // temporary 1 - r, which then takes the second product too: one buffer.
+    // (Written into the incoming gradient instead, the first product would
+    // stay referenced by the caller, and the second would need a buffer of
+    // its own.)
+    Tensor t = rsub(result, 1);
+    t = mul_reusing(t, grad);
+    return mul_reusing(t, result);
+  }
+  static constexpr OpDoc doc = {
+      "The logistic sigmoid ``1 / (1 + exp(-x))``",
+      "[0.0, 2.0]",
+      "tensor([0.5000, 0.8808])"};
+};
+
+struct Relu {
+  static constexpr const char* name = "relu";
+  static constexpr const char* node = "ReluBackward0";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = true;
+  static Tensor kernel(const Tensor& input, ScalarType compute) {
+    return kernels::binary(
+        kernels::Binary::Maximum,
+        input,
+        wrapped_scalar(0, ScalarType::Int64),
+        compute);
+  }
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    return threshold_backward(grad, result, 0);
+  }
+  static constexpr OpDoc doc = {
+      "``max(x, 0)``", "[-1.0, 2.0]", "tensor([0., 2.])"};
+};
+
+struct Abs {
+  static constexpr const char* name = "abs";
+  static constexpr const char* node = "AbsBackward0";
+  static constexpr const char* ufunc = "absolute";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return mul(grad, sgn(self));
+  }
+  static constexpr OpDoc doc = {
+      "The absolute value", "[-1.5, 2.0]", "tensor([1.5000, 2.0000])"};
+};
+
+struct Sqrt {
+  static constexpr const char* name = "sqrt";
+  static constexpr const char* node = "SqrtBackward0";
+  static constexpr const char* ufunc = "sqrt";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = false;
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    return div_reusing(grad, mul(result, scalar(2)));
+  }
+  static constexpr OpDoc doc = {
+      "The square root", "[4.0, 9.0]", "tensor([2., 3.])"};
+};
+
+using UnaryOps =
+    OpList<Neg, Reciprocal, Exp, Log, Sin, Cos, Tanh, Sigmoid, Relu, Abs, Sqrt>;
+
+}  // namespace npgrad::ops::unary_ops
