@@ -5,7 +5,7 @@
 #include <initializer_list>
 
 #include "npgrad/kernels/float16.h"
-#include "npgrad/ops/broadcast.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
@@ -21,7 +21,7 @@ PyObject* check_broadcast(
     Shape shape = (*it)->sizes();
     try {
       for (++it; it != operands.end(); ++it) {
-        shape = ops::infer_size(shape, (*it)->sizes());
+        shape = infer_size(shape, (*it)->sizes());
       }
     } catch (const Error&) {
       PyErr_Clear();
