@@ -27,21 +27,11 @@ struct InnerLoop {
   void* data = nullptr;
   int out_type = NPY_NOTYPE;
 };
-constexpr int kLoopDtypes = 2;  // float32, float64
-InnerLoop binary_loops_[13][kLoopDtypes];
-InnerLoop unary_loops_[9][kLoopDtypes];
+// By op and compute dtype; a null fn (every dtype but float32 and float64)
+// means no direct loop.
+InnerLoop binary_loops_[13][kNumScalarTypes];
+InnerLoop unary_loops_[9][kNumScalarTypes];
 constexpr npy_intp kReleaseGilAbove = 500;  // NumPy's own threshold
-
-int loop_slot(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32:
-      return 0;
-    case ScalarType::Float64:
-      return 1;
-    default:
-      return -1;
-  }
-}
 
 InnerLoop find_inner_loop(PyObject* ufunc_obj, int type) {
   auto* ufunc = reinterpret_cast<PyUFuncObject*>(ufunc_obj);
@@ -69,13 +59,13 @@ InnerLoop find_inner_loop(PyObject* ufunc_obj, int type) {
 }  // namespace
 
 void init_inner_loops() {
-  for (int slot = 0; slot < kLoopDtypes; ++slot) {
-    int type = slot == 0 ? NPY_FLOAT32 : NPY_FLOAT64;
+  for (ScalarType dtype : {ScalarType::Float32, ScalarType::Float64}) {
+    int slot = static_cast<int>(dtype);
     for (int i = 0; i < 13; ++i) {
-      binary_loops_[i][slot] = find_inner_loop(np_.binary[i], type);
+      binary_loops_[i][slot] = find_inner_loop(np_.binary[i], npy_type(dtype));
     }
     for (int i = 0; i < 9; ++i) {
-      unary_loops_[i][slot] = find_inner_loop(np_.unary[i], type);
+      unary_loops_[i][slot] = find_inner_loop(np_.unary[i], npy_type(dtype));
     }
   }
 }
@@ -182,11 +172,8 @@ bool try_binary_loop(
     ScalarType compute,
     const Tensor* out,
     Tensor* result) {
-  int slot = loop_slot(compute);
-  if (slot < 0) {
-    return false;
-  }
-  const InnerLoop& loop = binary_loops_[static_cast<int>(op)][slot];
+  const InnerLoop& loop =
+      binary_loops_[static_cast<int>(op)][static_cast<int>(compute)];
   const Shape* shape = loop_shape(a, b);
   if (loop.fn == nullptr || shape == nullptr) {
     return false;
@@ -231,11 +218,11 @@ bool try_unary_loop(
     ScalarType compute,
     const Tensor* out,
     Tensor* result) {
-  int slot = loop_slot(compute);
-  if (slot < 0 || op == Unary::Sigmoid) {
+  if (op == Unary::Sigmoid) {
     return false;
   }
-  const InnerLoop& loop = unary_loops_[static_cast<int>(op)][slot];
+  const InnerLoop& loop =
+      unary_loops_[static_cast<int>(op)][static_cast<int>(compute)];
   LoopOperand x;
   if (loop.fn == nullptr || a.impl()->is_wrapped_number ||
       !loop_operand(a, compute, false, x)) {
