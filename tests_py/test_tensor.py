@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from oracle import assert_close, assert_same_error, dtype_name, from_np, to_np
+from oracle import assert_close, assert_same_error, dtype_name, from_np, to_np, torch_or_skip
 
 # ----------------------------------------------------------------------------------
 # Factories and dtypes
@@ -139,6 +139,17 @@ def test_dtype_objects(ng):
         "int64",
         "bool",
     ]
+
+
+@pytest.mark.parametrize("name", ["bool", "int64", "float16", "float32", "float64"])
+def test_dtype_attributes_match_torch(ng, name):
+    torch = torch_or_skip()
+    d, expected = getattr(ng, name), getattr(torch, name)
+    assert (d.is_floating_point, d.is_signed, d.itemsize) == (
+        expected.is_floating_point,
+        expected.is_signed,
+        expected.itemsize,
+    )
 
 
 # ----------------------------------------------------------------------------------

@@ -647,21 +647,13 @@ void bind_ops(py::module_& m) {
         }
         return dtype.is_none() ? a : ops::to_dtype(a, dtype_from_object(dtype));
       });
-  cls.def("float", [](const Tensor& a) {
-    return ops::to_dtype(a, ScalarType::Float32);
-  });
-  cls.def("half", [](const Tensor& a) {
-    return ops::to_dtype(a, ScalarType::Float16);
-  });
-  cls.def("double", [](const Tensor& a) {
-    return ops::to_dtype(a, ScalarType::Float64);
-  });
-  cls.def("long", [](const Tensor& a) {
-    return ops::to_dtype(a, ScalarType::Int64);
-  });
-  cls.def("bool", [](const Tensor& a) {
-    return ops::to_dtype(a, ScalarType::Bool);
-  });
+  // Tensor.float(), .half(), ...: one per row of the dtype table.
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    auto dtype = static_cast<ScalarType>(i);
+    cls.def(dtype_info(dtype).method_name, [dtype](const Tensor& a) {
+      return ops::to_dtype(a, dtype);
+    });
+  }
 
   // ---- In-place methods (return self) ----
   auto inplace_binary =

@@ -27,9 +27,6 @@ struct DType {
 PyObject* dtype_objects[kNumScalarTypes];
 PyTypeObject* tensor_type = nullptr;
 
-const char* const kNumpyNames[kNumScalarTypes] = {
-    "bool", "int64", "float16", "float32", "float64"};
-
 }  // namespace
 
 std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self) {
@@ -266,20 +263,33 @@ void bind_tensor(py::module_& m) {
           "is_floating_point",
           [](const DType& d) { return is_floating(d.type); })
       .def_property_readonly(
+          "is_signed",
+          [](const DType& d) {
+            return dtype_info(d.type).category != DtypeCategory::Bool;
+          })
+      .def_property_readonly(
           "itemsize", [](const DType& d) { return element_size(d.type); })
       .def_property_readonly(
           "_numpy_name",
-          [](const DType& d) { return kNumpyNames[static_cast<int>(d.type)]; })
+          [](const DType& d) { return dtype_info(d.type).numpy_name; })
+      .def_property_readonly(
+          "_scalar_type_name",
+          [](const DType& d) { return scalar_type_name(d.type); })
+      .def_property_readonly(
+          "_log_abbrev", [](const DType& d) { return dtype_abbrev(d.type); })
       // As torch's: the name, which pickle looks up as a global of the
       // type's module (npgrad._C holds every dtype object).
-      .def("__reduce__", [](const DType& d) {
-        return dtype_name(d.type).substr(6);
-      });
+      .def(
+          "__reduce__", [](const DType& d) { return dtype_info(d.type).name; });
+  py::tuple all_dtypes(kNumScalarTypes);
   for (int i = 0; i < kNumScalarTypes; ++i) {
-    py::object d = py::cast(DType{static_cast<ScalarType>(i)});
-    m.attr(kNumpyNames[i]) = d;
+    auto type = static_cast<ScalarType>(i);
+    py::object d = py::cast(DType{type});
+    m.attr(dtype_info(type).name) = d;
+    all_dtypes[i] = d;
     dtype_objects[i] = d.release().ptr();
   }
+  m.attr("_dtypes") = all_dtypes;
 
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> cls(
       m,

@@ -156,21 +156,12 @@ def manual_seed(seed: int) -> None:
     _generator = _np.random.default_rng(int(seed))
 
 
-_NP_TO_DTYPE = {
-    _np.dtype("float16"): float16,
-    _np.dtype("float32"): float32,
-    _np.dtype("float64"): float64,
-    _np.dtype("int64"): int64,
-    _np.dtype("bool"): bool,
-}
+# The dtype of each NumPy dtype a tensor can hold (read from _C's dtype table).
+_NP_TO_DTYPE = {_np.dtype(d._numpy_name): d for d in _C._dtypes}
 
 
 def _np_dtype(d: dtype) -> _np.dtype:
     return _np.dtype(d._numpy_name)
-
-
-# torch's names of the dtypes in kernel errors ("not implemented for 'Long'").
-_DTYPE_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "bool": "Bool"}
 
 
 def _check_dtype(fname: str, d: Any) -> None:
@@ -187,7 +178,7 @@ def _check_random_dtype(fname: str, dt: _np.dtype) -> None:
     if dt.kind != "f":
         kernel = "check_uniform_bounds" if fname.startswith("rand") and not fname.startswith("randn") \
             else "normal_kernel_cpu"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_DTYPE_NAMES[dt.name]}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_NP_TO_DTYPE[dt]._scalar_type_name}'")
 
 
 def _check_sequence(data: Any) -> None:
@@ -248,7 +239,8 @@ def _infer_array(data: Any, dtype: dtype | None) -> _np.ndarray:
         return arr.astype(_np.int64)
     if kind == "f":
         # Python floats become the default dtype; NumPy arrays keep theirs.
-        keep = isinstance(data, _np.ndarray) and arr.dtype in (_np.float16, _np.float32, _np.float64)
+        stored = _NP_TO_DTYPE.get(arr.dtype)
+        keep = isinstance(data, _np.ndarray) and stored is not None and stored.is_floating_point
         return arr if keep else arr.astype(_np.float32)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 

@@ -11,10 +11,14 @@
 
 namespace npgrad::autograd {
 
+void AutogradMetaDeleter::operator()(AutogradMeta* meta) const {
+  delete meta;
+}
+
 AutogradMeta& materialize_autograd_meta(const Tensor& t) {
   auto& meta = t.impl()->autograd_meta;
   if (!meta) {
-    meta = std::make_unique<AutogradMeta>();
+    meta.reset(new AutogradMeta());
   }
   return *meta;
 }

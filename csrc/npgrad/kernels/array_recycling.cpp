@@ -28,26 +28,9 @@ struct RecycledArrays {
 };
 RecycledArrays recycled_;
 
-int recycle_slot(int type) {
-  switch (type) {
-    case NPY_BOOL:
-      return 0;
-    case NPY_INT64:
-      return 1;
-    case NPY_FLOAT16:
-      return 2;
-    case NPY_FLOAT32:
-      return 3;
-    case NPY_FLOAT64:
-      return 4;
-    default:
-      return -1;
-  }
-}
-
 // A kept array of this dtype and shape (a new reference), or null.
 PyObject* reuse_array(int nd, const npy_intp* dims, int type) {
-  int slot = recycle_slot(type);
+  int slot = dtype_index(type);
   if (nd > kRecycleMaxDims || slot < 0) {
     return nullptr;
   }
@@ -68,11 +51,11 @@ PyObject* reuse_array(int nd, const npy_intp* dims, int type) {
 }  // namespace
 
 void init_array_recycling() {
-  for (int type :
-       {NPY_BOOL, NPY_INT64, NPY_FLOAT16, NPY_FLOAT32, NPY_FLOAT64}) {
+  for (int i = 0; i < kNumScalarTypes; ++i) {
     // Builtin descriptors are immortal singletons: a borrowed pointer is fine.
-    PyArray_Descr* d = PyArray_DescrFromType(type);
-    recycled_.descrs[recycle_slot(type)] = d;
+    PyArray_Descr* d =
+        PyArray_DescrFromType(npy_type(static_cast<ScalarType>(i)));
+    recycled_.descrs[i] = d;
     Py_DECREF(d);
   }
 }
@@ -92,7 +75,7 @@ bool recycle_array(PyObject* o) {
       reinterpret_cast<PyArrayObject_fields*>(a)->weakreflist != nullptr) {
     return false;
   }
-  int slot = recycle_slot(PyArray_TYPE(a));
+  int slot = dtype_index(PyArray_TYPE(a));
   if (slot < 0 || PyArray_DESCR(a) != recycled_.descrs[slot]) {
     return false;
   }
@@ -117,10 +100,7 @@ PyObject* new_array(int nd, npy_intp* dims, int type) {
   if (PyObject* reused = reuse_array(nd, dims, type)) {
     return reused;
   }
-  std::size_t bytes = type == NPY_BOOL      ? 1
-                      : type == NPY_FLOAT16 ? 2
-                      : type == NPY_FLOAT32 ? 4
-                                            : 8;
+  std::size_t bytes = element_size(static_cast<ScalarType>(dtype_index(type)));
   for (int i = 0; i < nd; ++i) {
     bytes *= static_cast<std::size_t>(dims[i]);
   }

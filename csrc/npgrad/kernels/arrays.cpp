@@ -11,6 +11,50 @@
 
 namespace npgrad::kernels {
 
+namespace {
+// "float64, float32, float16, int64, and bool": torch lists the NumPy types
+// it converts from the widest down.
+std::string supported_numpy_types() {
+  std::string list;
+  for (int i = kNumScalarTypes - 1; i >= 0; --i) {
+    list += i == 0 ? "and " : "";
+    list += dtype_info(static_cast<ScalarType>(i)).numpy_name;
+    list += i == 0 ? "" : ", ";
+  }
+  return list;
+}
+
+// A double as an element of type T, as fill() and wrapped numbers store a
+// scalar (as NumPy casts it): nonzero for bool, truncated for integers,
+// rounded to nearest for floats (beyond float's range to inf).
+template <typename T>
+T element_from_double(double v) {
+  return static_cast<T>(v);
+}
+template <>
+bool element_from_double<bool>(double v) {
+  return v != 0;
+}
+template <>
+float element_from_double<float>(double v) {
+  return to_float(v);
+}
+template <>
+Half element_from_double<Half>(double v) {
+  return Half{float_to_half(to_float(v))};
+}
+
+// An element as item() returns it.
+template <typename T>
+double element_to_double(T v) {
+  return static_cast<double>(v);
+}
+template <>
+double element_to_double<Half>(Half v) {
+  return half_to_float(v.bits);
+}
+}  // namespace
+
 void array_incref(void* o) {
   GilGuard gil;
   Py_INCREF(static_cast<PyObject*>(o));
@@ -43,31 +87,15 @@ Tensor wrap_array(void* ndarray) {
   }
   auto* a = reinterpret_cast<PyArrayObject*>(o);
   auto impl = make_tensor_impl();
-  switch (PyArray_TYPE(a)) {
-    case NPY_BOOL:
-      impl->dtype = ScalarType::Bool;
-      break;
-    case NPY_INT64:
-      impl->dtype = ScalarType::Int64;
-      break;
-    case NPY_FLOAT16:
-      impl->dtype = ScalarType::Float16;
-      break;
-    case NPY_FLOAT32:
-      impl->dtype = ScalarType::Float32;
-      break;
-    case NPY_FLOAT64:
-      impl->dtype = ScalarType::Float64;
-      break;
-    default: {
-      std::string type_name = PyArray_DESCR(a)->typeobj->tp_name;
-      Py_DECREF(o);
-      throw TypeError(
-          "can't convert np.ndarray of type " + type_name +
-          ". The only supported types are: float64, float32, float16, int64, "
-          "and bool.");
-    }
+  int row = dtype_index(PyArray_TYPE(a));
+  if (row < 0) {
+    std::string type_name = PyArray_DESCR(a)->typeobj->tp_name;
+    Py_DECREF(o);
+    throw TypeError(
+        "can't convert np.ndarray of type " + type_name +
+        ". The only supported types are: " + supported_numpy_types() + ".");
   }
+  impl->dtype = static_cast<ScalarType>(row);
   impl->array = ArrayHandle::steal(o);
   impl->data = PyArray_DATA(a);
   int nd = PyArray_NDIM(a);
@@ -135,21 +163,12 @@ Tensor scalar_tensor(double value, ScalarType dtype, bool wrapped) {
   impl->is_wrapped_number = true;
   void* p = impl->inline_scalar;
   switch (dtype) {
-    case ScalarType::Bool:
-      *static_cast<bool*>(p) = value != 0;
-      break;
-    case ScalarType::Int64:
-      *static_cast<int64_t*>(p) = static_cast<int64_t>(value);
-      break;
-    case ScalarType::Float16:
-      *static_cast<uint16_t*>(p) = float_to_half(to_float(value));
-      break;
-    case ScalarType::Float32:
-      *static_cast<float*>(p) = to_float(value);
-      break;
-    case ScalarType::Float64:
-      *static_cast<double*>(p) = value;
-      break;
+#define NPGRAD_STORE_CASE(name, ctype, ...)                      \
+  case ScalarType::name:                                         \
+    *static_cast<ctype*>(p) = element_from_double<ctype>(value); \
+    break;
+    NPGRAD_FORALL_DTYPES(NPGRAD_STORE_CASE)
+#undef NPGRAD_STORE_CASE
   }
   impl->data = p;
   impl->version_counter = make_version_counter();
@@ -182,16 +201,11 @@ double item(const Tensor& t) {
       " elements cannot be converted to Scalar");
   const char* p = static_cast<const char*>(t.data_ptr());
   switch (t.dtype()) {
-    case ScalarType::Bool:
-      return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
-    case ScalarType::Int64:
-      return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
-    case ScalarType::Float16:
-      return half_to_float(*reinterpret_cast<const uint16_t*>(p));
-    case ScalarType::Float32:
-      return *reinterpret_cast<const float*>(p);
-    case ScalarType::Float64:
-      return *reinterpret_cast<const double*>(p);
+#define NPGRAD_READ_CASE(name, ctype, ...) \
+  case ScalarType::name:                   \
+    return element_to_double(*reinterpret_cast<const ctype*>(p));
+    NPGRAD_FORALL_DTYPES(NPGRAD_READ_CASE)
+#undef NPGRAD_READ_CASE
   }
   return 0;
 }
@@ -228,18 +242,12 @@ void fill(const Tensor& dst, double value) {
   if (dst.is_contiguous() && PyArray_ISWRITEABLE(arr(dst))) {
     int64_t n = dst.numel();
     switch (dst.dtype()) {
-      case ScalarType::Bool:
-        return fill_contiguous<bool>(dst.data_ptr(), n, value != 0);
-      case ScalarType::Int64:
-        return fill_contiguous<int64_t>(
-            dst.data_ptr(), n, static_cast<int64_t>(value));
-      case ScalarType::Float16:
-        return fill_contiguous<uint16_t>(
-            dst.data_ptr(), n, float_to_half(to_float(value)));
-      case ScalarType::Float32:
-        return fill_contiguous<float>(dst.data_ptr(), n, to_float(value));
-      case ScalarType::Float64:
-        return fill_contiguous<double>(dst.data_ptr(), n, value);
+#define NPGRAD_FILL_CASE(name, ctype, ...) \
+  case ScalarType::name:                   \
+    return fill_contiguous<ctype>(         \
+        dst.data_ptr(), n, element_from_double<ctype>(value));
+      NPGRAD_FORALL_DTYPES(NPGRAD_FILL_CASE)
+#undef NPGRAD_FILL_CASE
     }
   }
   IgnoreFpErrors quiet;  // a float too large for float16 becomes inf

@@ -98,20 +98,33 @@ struct GilGuard {
   ~GilGuard() { PyGILState_Release(state); }
 };
 
+// NumPy's type number of a dtype, from the table's NPY_* column (Note [The
+// dtype table]).
 inline int npy_type(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return NPY_BOOL;
-    case ScalarType::Int64:
-      return NPY_INT64;
-    case ScalarType::Float16:
-      return NPY_FLOAT16;
-    case ScalarType::Float32:
-      return NPY_FLOAT32;
-    case ScalarType::Float64:
-      return NPY_FLOAT64;
+  // clang-format off
+#define NPGRAD_NPY_TYPE_ENTRY(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy, npy) \
+  NPY_##npy,
+  // clang-format on
+  static constexpr int kNpyTypes[kNumScalarTypes] = {
+      NPGRAD_FORALL_DTYPES(NPGRAD_NPY_TYPE_ENTRY)};
+#undef NPGRAD_NPY_TYPE_ENTRY
+  return kNpyTypes[static_cast<int>(t)];
+}
+
+// The dtype whose NumPy type number is `type`, as its index in the table, or
+// -1 for a NumPy type npgrad does not support.
+inline int dtype_index(int type) {
+  switch (type) {
+    // clang-format off
+#define NPGRAD_NPY_TYPE_CASE(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy, npy) \
+  case NPY_##npy:                                                                                          \
+    return static_cast<int>(ScalarType::name);
+    // clang-format on
+    NPGRAD_FORALL_DTYPES(NPGRAD_NPY_TYPE_CASE)
+#undef NPGRAD_NPY_TYPE_CASE
+    default:
+      return -1;
   }
-  return NPY_FLOAT32;
 }
 
 // t's ndarray; made here for a wrapped number that has none yet.
@@ -169,8 +182,8 @@ void init_array_recycling();
 // Keeps o (whose last reference the caller holds) for reuse; false when it
 // must be freed instead.
 bool recycle_array(PyObject* o);
-// A new C-contiguous array; a large one takes its data from the buffer cache,
-// a small one may be a recycled one.
+// A new C-contiguous array of one of the dtype table's NumPy types; a large
+// one takes its data from the buffer cache, a small one may be a recycled one.
 PyObject* new_array(int nd, npy_intp* dims, int type);
 
 // inner_loops.cpp (Note [Calling NumPy's inner loops directly]).

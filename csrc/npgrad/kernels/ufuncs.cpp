@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "npgrad/kernels/float16.h"
-#include "npgrad/ops/broadcast.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
@@ -23,7 +23,7 @@ PyObject* check_broadcast(
     Shape shape = (*it)->sizes();
     try {
       for (++it; it != operands.end(); ++it) {
-        shape = ops::infer_size(shape, (*it)->sizes());
+        shape = infer_size(shape, (*it)->sizes());
       }
     } catch (const Error&) {
       PyErr_Clear();

@@ -12,9 +12,9 @@
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
-#include "npgrad/ops/broadcast.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
 

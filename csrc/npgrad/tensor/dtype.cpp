@@ -4,79 +4,16 @@
 
 namespace npgrad {
 
-std::size_t element_size(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return 1;
-    case ScalarType::Float16:
-      return 2;
-    case ScalarType::Float32:
-      return 4;
-    case ScalarType::Int64:
-    case ScalarType::Float64:
-      return 8;
-  }
-  return 0;
-}
-
 std::string dtype_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "torch.bool";
-    case ScalarType::Int64:
-      return "torch.int64";
-    case ScalarType::Float16:
-      return "torch.float16";
-    case ScalarType::Float32:
-      return "torch.float32";
-    case ScalarType::Float64:
-      return "torch.float64";
-  }
-  return "?";
+  return std::string("torch.") + dtype_info(t).name;
 }
 
 std::string legacy_type_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "torch.BoolTensor";
-    case ScalarType::Int64:
-      return "torch.LongTensor";
-    case ScalarType::Float16:
-      return "torch.HalfTensor";
-    case ScalarType::Float32:
-      return "torch.FloatTensor";
-    case ScalarType::Float64:
-      return "torch.DoubleTensor";
-  }
-  return "?";
-}
-
-const char* scalar_type_name(ScalarType t) {
-  static const char* const kNames[kNumScalarTypes] = {
-      "Bool", "Long", "Half", "Float", "Double"};
-  return kNames[static_cast<int>(t)];
-}
-
-const char* type_meta_name(ScalarType t) {
-  static const char* const kNames[kNumScalarTypes] = {
-      "bool", "long int", "c10::Half", "float", "double"};
-  return kNames[static_cast<int>(t)];
+  return std::string("torch.") + dtype_info(t).legacy_type_name;
 }
 
 std::string dtype_abbrev(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool:
-      return "b8";
-    case ScalarType::Int64:
-      return "i64";
-    case ScalarType::Float16:
-      return "f16";
-    case ScalarType::Float32:
-      return "f32";
-    case ScalarType::Float64:
-      return "f64";
-  }
-  return "?";
+  return dtype_info(t).abbrev;
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
@@ -114,7 +51,7 @@ int combine_categories(int higher, int lower) {
   if (is_floating(h)) {
     return higher;
   }
-  if (h == ScalarType::Bool || is_floating(l)) {
+  if (dtype_info(h).category == DtypeCategory::Bool || is_floating(l)) {
     return static_cast<int>(promote_types(h, l));
   }
   return higher;

@@ -1,40 +1,112 @@
 #pragma once
-// The five dtypes npgrad supports, their torch spellings, and torch's type
+// The dtypes npgrad supports (Note [The dtype table]), and torch's type
 // promotion (at::result_type), which differs from NumPy's: a 0-dim tensor or a
 // Python number never raises the dtype of a dimensioned tensor of the same
 // category, and a Python float meets an integer tensor as the default dtype.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace npgrad {
 
-// Ordered as torch's promotion lattice, which promote_types relies on.
-enum class ScalarType : uint8_t { Bool, Int64, Float16, Float32, Float64 };
-constexpr int kNumScalarTypes = 5;
+/// float16's element as stored: the IEEE binary16 bits. Arithmetic on float16
+/// is NumPy's; the kernels convert single values (kernels/float16.h).
+struct Half {
+  uint16_t bits;
+};
+
+// Note [The dtype table]
+// Everything npgrad states per dtype, one row each, in the order of torch's
+// promotion lattice (the enum's order, which promote_types relies on). C++
+// reads its per-dtype facts from here and Python from the _C dtype objects
+// (and _C._dtypes) made from it, so a new dtype is a new row (plus the kernel
+// code its element type genuinely needs). Columns:
+//   enum name; the C++ element type (its size is the element size); torch's
+//   name ("float32"); ATen's scalar type name ("Float", in kernel errors);
+//   the legacy tensor type ("FloatTensor"); the C++ name of torch's TypeMeta
+//   ("float", in some of its messages); the abbreviation of torch's autograd
+//   debug logging ("f32"); the category (bool < integral < floating, as
+//   promotion ranks them); the Tensor conversion method ("float":
+//   Tensor.float()); NumPy's dtype name ("float32"); NumPy's type number as
+//   the suffix of NPY_* (FLOAT32), which only the kernels expand, so this
+//   header stays free of NumPy.
+// clang-format off
+#define NPGRAD_FORALL_DTYPES(_)                                                                                       \
+  /* enum     C++      torch      ATen      legacy          TypeMeta     log    category  method    NumPy      NPY_* */ \
+  _(Bool,     bool,    "bool",    "Bool",   "BoolTensor",   "bool",      "b8",  Bool,     "bool",   "bool",    BOOL)    \
+  _(Int64,    int64_t, "int64",   "Long",   "LongTensor",   "long int",  "i64", Integral, "long",   "int64",   INT64)   \
+  _(Float16,  Half,    "float16", "Half",   "HalfTensor",   "c10::Half", "f16", Floating, "half",   "float16", FLOAT16) \
+  _(Float32,  float,   "float32", "Float",  "FloatTensor",  "float",     "f32", Floating, "float",  "float32", FLOAT32) \
+  _(Float64,  double,  "float64", "Double", "DoubleTensor", "double",    "f64", Floating, "double", "float64", FLOAT64)
+// clang-format on
+
+#define NPGRAD_DTYPE_ENUM_ENTRY(name, ...) name,
+enum class ScalarType : uint8_t {
+  NPGRAD_FORALL_DTYPES(NPGRAD_DTYPE_ENUM_ENTRY)
+};
+#undef NPGRAD_DTYPE_ENUM_ENTRY
+
+#define NPGRAD_DTYPE_COUNT_ENTRY(...) +1
+constexpr int kNumScalarTypes =
+    0 NPGRAD_FORALL_DTYPES(NPGRAD_DTYPE_COUNT_ENTRY);
+#undef NPGRAD_DTYPE_COUNT_ENTRY
+
+enum class DtypeCategory : uint8_t { Bool, Integral, Floating };
+
+/// A row of the dtype table (Note [The dtype table]).
+struct DtypeInfo {
+  const char* name;
+  const char* scalar_type_name;
+  const char* legacy_type_name;
+  const char* type_meta_name;
+  const char* abbrev;
+  std::size_t element_size;
+  DtypeCategory category;
+  const char* method_name;
+  const char* numpy_name;
+};
+
+// clang-format off
+#define NPGRAD_DTYPE_INFO_ENTRY(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy, npy) \
+  {torch, aten, legacy, meta, abbrev, sizeof(ctype), DtypeCategory::category, method, numpy},
+// clang-format on
+inline constexpr DtypeInfo kDtypeInfo[kNumScalarTypes] = {
+    NPGRAD_FORALL_DTYPES(NPGRAD_DTYPE_INFO_ENTRY)};
+#undef NPGRAD_DTYPE_INFO_ENTRY
+
+constexpr const DtypeInfo& dtype_info(ScalarType t) {
+  return kDtypeInfo[static_cast<int>(t)];
+}
 
 inline bool is_floating(ScalarType t) {
-  return t == ScalarType::Float16 || t == ScalarType::Float32 ||
-         t == ScalarType::Float64;
+  return dtype_info(t).category == DtypeCategory::Floating;
 }
 inline bool is_integral(ScalarType t, bool include_bool) {
-  return t == ScalarType::Int64 || (include_bool && t == ScalarType::Bool);
+  DtypeCategory c = dtype_info(t).category;
+  return c == DtypeCategory::Integral ||
+         (include_bool && c == DtypeCategory::Bool);
 }
-std::size_t element_size(ScalarType t);
+inline std::size_t element_size(ScalarType t) {
+  return dtype_info(t).element_size;
+}
 /// "torch.float32"
 std::string dtype_name(ScalarType t);
 /// "torch.FloatTensor", as torch prints types in error messages.
 std::string legacy_type_name(ScalarType t);
 /// "Float", as torch's ATen messages spell scalar types.
-const char* scalar_type_name(ScalarType t);
+inline const char* scalar_type_name(ScalarType t) {
+  return dtype_info(t).scalar_type_name;
+}
 /// "float", "c10::Half": the C++ type name of torch's TypeMeta, as some of
 /// its messages name a dtype.
-const char* type_meta_name(ScalarType t);
+inline const char* type_meta_name(ScalarType t) {
+  return dtype_info(t).type_meta_name;
+}
 /// "f32", as torch's autograd debug logging abbreviates dtypes.
 std::string dtype_abbrev(ScalarType t);
 
-/// The larger of two dtypes in the lattice
-/// Bool < Int64 < Float16 < Float32 < Float64.
+/// The larger of two dtypes in the lattice (the table's order).
 ScalarType promote_types(ScalarType a, ScalarType b);
 
 /// Accumulates torch's three-tier result_type over operands.

@@ -4,7 +4,6 @@
 #include <iterator>
 #include <sstream>
 
-#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/pool.h"

@@ -25,7 +25,12 @@ using Shape = SmallVector<int64_t, 6>;
 
 namespace autograd {
 struct AutogradMeta;
-}
+// Defined in the autograd tier, so that a TensorImpl owns its AutogradMeta
+// without this tier seeing (or including) its definition.
+struct AutogradMetaDeleter {
+  void operator()(AutogradMeta* meta) const;
+};
+}  // namespace autograd
 
 /// Owning reference to a NumPy array; copies and destruction adjust its
 /// refcount through the kernels tier (taking the GIL if needed).
@@ -117,7 +122,8 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   CreationMeta creation_meta = CreationMeta::Default;
   // Counter value when this view's grad_fn was last set (lazy regeneration).
   uint32_t attr_version = 0;
-  std::unique_ptr<autograd::AutogradMeta> autograd_meta;
+  std::unique_ptr<autograd::AutogradMeta, autograd::AutogradMetaDeleter>
+      autograd_meta;
   // The Python object this TensorImpl owns (Note [PyObject preservation]);
   // null while Python owns the object, or when there is none.
   void* owned_pyobj = nullptr;

@@ -45,9 +45,15 @@ class dtype:
     @property
     def is_floating_point(self) -> _bool: ...
     @property
+    def is_signed(self) -> _bool: ...
+    @property
     def itemsize(self) -> _int: ...
     @property
     def _numpy_name(self) -> str: ...
+    @property
+    def _scalar_type_name(self) -> str: ...
+    @property
+    def _log_abbrev(self) -> str: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
 
 _dtype = dtype
@@ -57,6 +63,8 @@ float32: dtype
 float64: dtype
 int64: dtype
 bool: dtype
+# Every dtype, in the order of the promotion lattice.
+_dtypes: tuple[dtype, ...]
 
 class Tensor:
     # ---- storage, shape, dtype (tensor.cpp; Python-side parts in __init__.py)

@@ -517,9 +517,6 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
 
 # ------------------------------------------------------------- debug logging
 
-_DTYPE_ABBRS = {"torch.float16": "f16", "torch.float32": "f32", "torch.float64": "f64", "torch.int64": "i64", "torch.bool": "b8"}
-
-
 def _register_logging_hooks_on_whole_graph(t_outputs: Sequence[Any]) -> Callable[[], None]:
     grad_fns = list(map(_get_grad_fn_or_grad_acc, t_outputs))
 
@@ -542,7 +539,7 @@ def _register_logging_hooks_on_whole_graph(t_outputs: Sequence[Any]) -> Callable
     def fmt(t: Any) -> str:
         if t is None:
             return "None"
-        return f"{_DTYPE_ABBRS[repr(t.dtype)]}[{', '.join(map(str, t.shape))}]"
+        return f"{t.dtype._log_abbrev}[{', '.join(map(str, t.shape))}]"
 
     def prehook(grad_outputs: Sequence[Any]) -> None:
         node = _C._current_autograd_node()

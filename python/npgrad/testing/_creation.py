@@ -64,8 +64,9 @@ def make_tensor(
         )
     npgrad.device(device)  # rejects anything but the CPU, as npgrad does everywhere
 
-    floating = dtype in (_C.float16, _C.float32, _C.float64)
-    integral = dtype in (_C.int64, _C.bool)
+    supported = isinstance(dtype, _C.dtype)
+    floating = supported and dtype.is_floating_point
+    integral = supported and not dtype.is_floating_point
     if not (floating or integral):
         raise TypeError(
             f"The requested dtype '{dtype}' is not supported by torch.testing.make_tensor()."

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._C import Tensor
+from .._C import Tensor, _dtypes
 
 __all__ = ["DLDeviceType", "from_dlpack"]
 
@@ -200,7 +200,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
         arr = np.asarray(_WritableAlias(arr))
     if copy and not producer_copied:  # an old producer ignored copy=True
         arr = arr.copy()
-    if arr.dtype not in (np.float16, np.float32, np.float64, np.int64, np.bool_):
+    if arr.dtype not in [np.dtype(d._numpy_name) for d in _dtypes]:
         raise TypeError(
             f"npgrad.from_dlpack: npgrad tensors are float16, float32, float64, int64 or bool; "
             f"got {arr.dtype}")

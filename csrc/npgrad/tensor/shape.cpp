@@ -1,10 +1,10 @@
-#include "npgrad/ops/broadcast.h"
+#include "npgrad/tensor/shape.h"
 
 #include <algorithm>
 
 #include "npgrad/util/error.h"
 
-namespace npgrad::ops {
+namespace npgrad {
 
 Shape infer_size(const Shape& a, const Shape& b) {
   auto dims_a = static_cast<int64_t>(a.size());
@@ -31,4 +31,4 @@ Shape infer_size(const Shape& a, const Shape& b) {
   return out;
 }
 
-}  // namespace npgrad::ops
+}  // namespace npgrad

@@ -1,13 +1,15 @@
 #pragma once
-// Broadcasting shape inference with torch's errors (ATen's infer_size).
+// Broadcasting shape inference with torch's errors (ATen's infer_size). In
+// the tensor tier because the kernels need it too (their NumPy calls report a
+// failed broadcast in torch's words).
 
 #include "npgrad/tensor/tensor.h"
 
-namespace npgrad::ops {
+namespace npgrad {
 
 /// The shape a and b broadcast to. Throws torch's RuntimeError "The size of
 /// tensor a (3) must match the size of tensor b (2) at non-singleton
 /// dimension 1" when they do not broadcast.
 Shape infer_size(const Shape& a, const Shape& b);
 
-}  // namespace npgrad::ops
+}  // namespace npgrad
