@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar, overloa
 import numpy as np
 import numpy.typing as npt
 
-from npgrad import device as _device
+from npgrad._device import device as _device
 from npgrad._size import Size
 from npgrad.autograd.graph import GradientEdge, Node
 from npgrad.return_types import max as _max_result
@@ -59,7 +59,7 @@ int64: dtype
 bool: dtype
 
 class Tensor:
-    # ---- storage, shape, dtype (tensor.cpp; Python-side parts in __init__.py)
+    # ---- storage, shape, dtype (tensor.cpp; Python-side parts in _tensor.py)
     @staticmethod
     def _from_numpy(arr: npt.NDArray[Any]) -> Tensor: ...
     def numpy(self, force: _bool = False) -> npt.NDArray[Any]: ...

@@ -3,7 +3,7 @@
 
 from typing import Any, Callable
 
-from npgrad import device as _device
+from npgrad._device import device as _device
 from npgrad._C import Tensor, dtype
 from npgrad._size import Size
 
