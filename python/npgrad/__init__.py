@@ -98,10 +98,12 @@ from ._creation import (
     zeros,
     zeros_like,
 )
+
 # _cpu and _check_to_device: the native side looks them up on this module
 # (InputMetadata.device, Tensor.to).
 from ._device import _check_to_device, _cpu, device  # noqa: F401
 from ._size import Size
+
 # Importing _tensor installs the Python half of Tensor on the native class.
 from ._tensor import Tensor
 from .autograd.grad_mode import enable_grad, no_grad, set_grad_enabled

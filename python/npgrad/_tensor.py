@@ -12,7 +12,8 @@ a subclass, since native code (op results, ``.grad``) creates plain
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 

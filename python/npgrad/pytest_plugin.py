@@ -53,9 +53,9 @@ to rewrite, and this keeps pytest quiet when it was imported before pytest loads
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 

@@ -13,7 +13,8 @@
 
 import builtins
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar, overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeAlias, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -36,7 +37,7 @@ _T = TypeVar("_T")
 
 # What ops accept as an operand besides a tensor: a Python (or NumPy) number.
 _Number = _int | _float | _bool | np.number[Any] | np.bool_
-_Operand = Tensor | _Number
+_Operand: TypeAlias = Tensor | _Number
 _Dims = _int | Sequence[_int]
 _Shape = Sequence[_int]
 

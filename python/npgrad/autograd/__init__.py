@@ -8,12 +8,15 @@
 
 from __future__ import annotations
 
-from . import function, graph
+# `X as X`: re-exported, though not in __all__.
+from . import function as function
+from . import graph
 from ._backward import backward, grad
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError as GradcheckError
+from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = [

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import _C
 from ..utils.hooks import RemovableHandle

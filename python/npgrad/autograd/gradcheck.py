@@ -22,8 +22,8 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 

@@ -18,7 +18,8 @@ import contextlib
 import logging
 import weakref
 from collections import defaultdict, deque
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from .. import _C
 from ..utils.hooks import RemovableHandle

@@ -13,14 +13,15 @@ from __future__ import annotations
 import cmath
 import collections.abc
 import contextlib
-from typing import Any, Callable, NoReturn, Union
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
 from .. import _C
 from .._size import Size
 
-_Msg = Union[str, Callable[[str], str], None]
+_Msg = str | Callable[[str], str] | None
 
 # {numpy dtype name: (rtol, atol)}; every other dtype compares exactly. torch's table.
 _DTYPE_PRECISIONS: dict[str, tuple[float, float]] = {
