@@ -21,9 +21,10 @@ float64 array, which would silently run its chain in float64.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from time import perf_counter
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

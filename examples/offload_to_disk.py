@@ -138,7 +138,10 @@ class DiskStash:
         # Weak references only: this table must keep neither the tensor nor its
         # file alive. The entry goes away with the tensor.
         key = id(tensor)
-        forget = lambda _, key=key: self._packed.pop(key, None)
+
+        def forget(_: object) -> None:
+            self._packed.pop(key, None)
+
         self._packed[key] = (weakref.ref(tensor, forget), weakref.ref(handle))
         return handle
 

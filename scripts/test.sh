@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test of npgrad on a fresh machine: installs what is needed (Debian's
 # catch2, the Python build and test tools, torch 2.13.0 CPU as the oracle),
-# builds and runs the Catch2 suite through CTest, installs the package, and runs
-# the pytest suite (differential tests against torch included).
+# checks the Python code with ruff (lint, and formatting: ruff's style changes
+# between minor versions, hence the pin), builds and runs the Catch2 suite
+# through CTest, installs the package, and runs the pytest suite (differential
+# tests against torch included).
 #   NPGRAD_NO_TORCH=1   skip installing the torch oracle (differential tests skip)
 #   PYTHON=...          the interpreter to use (default: python3)
 set -euo pipefail
@@ -20,11 +22,15 @@ fi
 
 $PY -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=3.0" "numpy>=2.0" cmake ninja pytest hypothesis \
-  mypy graphviz
+  mypy graphviz "ruff~=0.17.0"
 if [ -z "${NPGRAD_NO_TORCH:-}" ]; then
   # Only this exact spec takes the CPU build that is on disk (see README).
   $PY -m pip install -q --disable-pip-version-check torch==2.13.0
 fi
+
+echo "== ruff (lint, format) =="
+$PY -m ruff check python tests_py benchmarks examples scripts
+$PY -m ruff format --check python tests_py benchmarks examples scripts
 
 echo "== Catch2 (C++ core) =="
 cmake -S . -B build/tests -G Ninja -DNPGRAD_BUILD_TESTS=ON -DNPGRAD_WARNINGS_AS_ERRORS=ON \

@@ -8,8 +8,9 @@ test_gradients.py (gradients against central finite differences).
 from __future__ import annotations
 
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -11,8 +11,8 @@ import importlib
 import logging
 import os
 import threading
-from collections.abc import Iterator
-from typing import Any, Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import pytest

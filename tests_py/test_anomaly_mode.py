@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from oracle import assert_close, from_np, run_both, to_np
 
 ENABLED_WARNING = (

@@ -3,7 +3,6 @@ kernels/buffer_cache.h): what the cache promises and what it must never do."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 

@@ -20,7 +20,6 @@ import numpy as np
 import pytest
 
 from oracle import AGAINST_TORCH, to_np
-import oracle
 
 MILLION = 1_000_000
 WIDE = 100_000

@@ -17,10 +17,10 @@ from __future__ import annotations
 import gc
 import re
 import weakref
+from typing import Any
 
 import numpy as np
 import pytest
-from typing import Any
 
 from oracle import AGAINST_TORCH, to_np
 

@@ -12,8 +12,9 @@ import pickle
 import re
 
 import numpy as np
-import op_specs
 import pytest
+
+import op_specs
 from oracle import (
     assert_same_error,
     dtype_name,

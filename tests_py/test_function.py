@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from oracle import (
     assert_close,
     assert_same_error,

@@ -15,9 +15,10 @@ test is torch, with the reason).
 from __future__ import annotations
 
 import gc
-import weakref
 import warnings
-from typing import Any, Callable
+import weakref
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from oracle import AGAINST_TORCH
 
 X = [0.5, -1.0, 2.0]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from oracle import assert_close, from_np, run_both, same_value, to_np
 
 X = np.array([0.5, 1.0, 2.0], dtype=np.float32)

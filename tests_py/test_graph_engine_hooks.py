@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+
 from oracle import assert_close, graph_debug_log, run_both, to_np
 
 CALLBACK_OUTSIDE = "Final callbacks can only be installed during backward pass."

@@ -4,6 +4,7 @@ _will_engine_execute_node."""
 from __future__ import annotations
 
 import pytest
+
 from oracle import AGAINST_TORCH, run_both, to_np
 
 

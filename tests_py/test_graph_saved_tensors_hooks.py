@@ -8,7 +8,8 @@ import re
 
 import numpy as np
 import pytest
-from oracle import assert_close, from_np, run_both, same_value, to_np
+
+from oracle import assert_close, from_np, run_both, to_np
 
 X = np.array([1.0, 2.0, 3.0], dtype=np.float32)
 Y = np.array([2.0, 3.0, 4.0], dtype=np.float32)
@@ -267,8 +268,12 @@ def test_numpy_round_trip_hooks_give_correct_gradients(ng):
             return ((x * y).sin() * x.exp() / y).sum()
 
         if with_hooks:
-            pack = lambda t: np.array(t.detach().numpy(), copy=True)
-            unpack = lambda a: ng.from_numpy(a)
+            def pack(t):
+                return np.array(t.detach().numpy(), copy=True)
+
+            def unpack(a):
+                return ng.from_numpy(a)
+
             with ng.autograd.graph.saved_tensors_hooks(pack, unpack):
                 out = compute()
         else:

@@ -6,11 +6,13 @@ tensor hooks."""
 from __future__ import annotations
 
 import zlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-import op_specs
 import pytest
+
+import op_specs
 from oracle import assert_close, from_np, run_both, to_np
 
 OPS = [pytest.param(op, id=op.id) for op in op_specs.ALL]

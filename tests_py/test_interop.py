@@ -11,8 +11,9 @@ import re
 import warnings
 
 import numpy as np
-import oracle
 import pytest
+
+import oracle
 from oracle import assert_same_error, dtype_name
 
 npgrad_only = pytest.mark.skipif(oracle.AGAINST_TORCH, reason="npgrad's documented deviation from torch")

@@ -21,8 +21,8 @@ import numpy as np
 import pytest
 
 import npgrad
-from oracle import assert_close, from_np, to_np
 from op_specs import ALL
+from oracle import assert_close, from_np, to_np
 
 TABLE = npgrad._C._op_table
 INPLACE = [op for op in TABLE if op["inplace"]]

@@ -10,8 +10,9 @@ import importlib.metadata
 import pathlib
 import sys
 
-import npgrad  # see below
 import pytest
+
+import npgrad  # see below
 from oracle import AGAINST_TORCH
 
 # npgrad is imported here, before any inner run: pytester's in-process runs drop the

@@ -15,8 +15,6 @@ overflows the native stack nor hits Python's per-thread recursion limit.
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import subprocess
 import sys
 import textwrap
@@ -27,7 +25,6 @@ import numpy as np
 import pytest
 
 import oracle
-
 from oracle import AGAINST_TORCH, LIB_NAME, to_np
 
 MAX_DEPTH = 60  # torch::autograd::Engine's max_recursion_depth_ (CPU)

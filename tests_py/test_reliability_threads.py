@@ -11,8 +11,6 @@ Threads start together behind a barrier and repeat their work, so passes overlap
 from __future__ import annotations
 
 import json
-import os
-import pathlib
 import subprocess
 import sys
 import textwrap
@@ -23,7 +21,6 @@ import numpy as np
 import pytest
 
 import oracle
-
 from oracle import AGAINST_TORCH, LIB_NAME, from_np, to_np
 
 N_THREADS = 8

@@ -10,7 +10,8 @@ skip this check.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -223,7 +224,7 @@ def test_freed_index_list_with_a_full_slice_raises(ng):
     assert indices[0] is None and is_tensor(indices[1])
     out.sum().backward()
     with pytest.raises(RuntimeError, match=FREED):
-        node._saved_indices
+        _ = node._saved_indices
 
 
 def test_second_backward_through_freed_index_node_raises(ng):

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 import pytest
+
 from oracle import run_in_threads
 
 AGAINST_TORCH = bool(os.environ.get("NPGRAD_TESTS_AGAINST_TORCH"))

@@ -6,12 +6,14 @@ and saved-tensor version checks that see writes through any alias."""
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
-import op_specs
 import pytest
+
+import op_specs
 from oracle import (
     assert_close,
     assert_same_error,

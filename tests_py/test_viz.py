@@ -5,15 +5,15 @@ npgrad-only: torch has no ``torch.utils.viz.to_dot``."""
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 import shutil
 import subprocess
 import sys
 
-import oracle
 import pytest
+
+import oracle
 
 pytestmark = pytest.mark.skipif(oracle.AGAINST_TORCH, reason="npgrad.utils.viz is npgrad's own API")
 
@@ -204,7 +204,7 @@ def test_saved_tensors_with_shape_dtype_and_names():
     saved_of_mm = [labels[head] for tail, head, _ in edges if tail == mm and head.startswith("s")]
     assert saved_of_mm == [["self", "(5, 3)", "float32"]]
     assert "mat2: None" in labels[mm]  # w's gradient needs self only
-    for tail, head, style in edges:
+    for _tail, head, style in edges:
         if head.startswith("s"):
             assert style == "style=dashed arrowhead=none"
             assert "fillcolor=orange" in nodes[head][1]

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import types
 
-from . import _C
+# _tensor first installs the methods written in Python, documented here too.
+from . import _C, _tensor  # noqa: F401
 from ._C import _add_docstr
 
 __test__: dict[str, str] = {}
@@ -22,7 +23,7 @@ def add_docstr_all(method: str, docstr: str) -> None:
 
     Native methods and properties go through ``_C._add_docstr`` (an error if
     one is documented twice). Methods written in Python (installed on
-    ``Tensor`` by ``npgrad/__init__.py``) keep an inline docstring if they have
+    ``Tensor`` by ``npgrad/_tensor.py``) keep an inline docstring if they have
     one: the text here is for those defined without one (lambdas).
     """
     obj = getattr(_C.Tensor, method)

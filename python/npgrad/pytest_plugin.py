@@ -53,11 +53,15 @@ to rewrite, and this keeps pytest quiet when it was imported before pytest loads
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+
+from . import _C, autograd
+from .autograd.gradcheck import GradcheckError
+from .autograd.graph import saved_tensors_hooks
 
 _GRAPH_LOGGER = "npgrad.autograd.graph"
 
@@ -100,8 +104,6 @@ class _ExecutedNodesHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if not str(record.msg).startswith("Executing: "):
             return
-        from npgrad import _C
-
         node = _C._current_autograd_node()
         if node is not None:
             self.sink._record(node.name(), _C._current_graph_task_id())
@@ -110,8 +112,6 @@ class _ExecutedNodesHandler(logging.Handler):
 @pytest.fixture
 def executed_nodes() -> Iterator[ExecutedNodes]:
     """Names of the nodes executed by every backward pass of the test, in order."""
-    import npgrad  # noqa: F401  (the logger below belongs to npgrad's engine)
-
     sink = ExecutedNodes()
     logger = logging.getLogger(_GRAPH_LOGGER)
     handler = _ExecutedNodesHandler(sink)
@@ -168,8 +168,6 @@ class SavedTensorBytes:
 
     # -- recording
     def __enter__(self) -> SavedTensorBytes:  # noqa: PYI034  (Self needs Python 3.11)
-        from npgrad.autograd.graph import saved_tensors_hooks
-
         ctx = saved_tensors_hooks(self._pack, self._unpack)
         ctx.__enter__()
         self._contexts.append(ctx)
@@ -192,8 +190,6 @@ class SavedTensorBytes:
             if self._attributing is not None:
                 packed.record.node = self._attributing
             else:
-                from npgrad import _C
-
                 node = _C._current_autograd_node()
                 if node is not None:
                     packed.record.node = node.name()
@@ -273,15 +269,12 @@ def saved_tensor_bytes() -> Iterator[SavedTensorBytes]:
 def gradcheck() -> Callable[..., bool]:
     """``gradcheck(func, inputs, *, gradgrad=False, **kwargs)``: npgrad's gradcheck
     (and gradgradcheck), failing the test with the Jacobian report on a mismatch."""
-    import npgrad
-    from npgrad.autograd.gradcheck import GradcheckError
-
     def check(
         func: Callable[..., Any], inputs: Any, *, gradgrad: bool = False, **kwargs: Any
     ) -> bool:
         __tracebackhide__ = True
-        checks = [npgrad.autograd.gradcheck] + (
-            [npgrad.autograd.gradgradcheck] if gradgrad else []
+        checks = [autograd.gradcheck] + (
+            [autograd.gradgradcheck] if gradgrad else []
         )
         for run in checks:
             try:

@@ -13,12 +13,13 @@
 
 import builtins
 from collections import OrderedDict
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar, overload
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeAlias, TypeVar, overload
 
 import numpy as np
 import numpy.typing as npt
 
-from npgrad import device as _device
+from npgrad._device import device as _device
 from npgrad._size import Size
 from npgrad.autograd.graph import GradientEdge, Node
 from npgrad.return_types import max as _max_result
@@ -36,7 +37,7 @@ _T = TypeVar("_T")
 
 # What ops accept as an operand besides a tensor: a Python (or NumPy) number.
 _Number = _int | _float | _bool | np.number[Any] | np.bool_
-_Operand = Tensor | _Number
+_Operand: TypeAlias = Tensor | _Number
 _Dims = _int | Sequence[_int]
 _Shape = Sequence[_int]
 
@@ -67,7 +68,7 @@ bool: dtype
 _dtypes: tuple[dtype, ...]
 
 class Tensor:
-    # ---- storage, shape, dtype (tensor.cpp; Python-side parts in __init__.py)
+    # ---- storage, shape, dtype (tensor.cpp; Python-side parts in _tensor.py)
     @staticmethod
     def _from_numpy(arr: npt.NDArray[Any]) -> Tensor: ...
     def numpy(self, force: _bool = False) -> npt.NDArray[Any]: ...

@@ -1,10 +1,11 @@
 # Type stubs of npgrad._C._autograd: saved tensors and their hooks
 # (csrc/bindings/nodes.cpp, modes.cpp).
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from npgrad import device as _device
 from npgrad._C import Tensor, dtype
+from npgrad._device import device as _device
 from npgrad._size import Size
 
 class SavedTensor:

@@ -2,7 +2,8 @@
 # (csrc/bindings/nodes.cpp, python_function.cpp). Each class is a virtual
 # subclass of npgrad.autograd.graph.Node (Node.__subclasshook__).
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from npgrad._C import Tensor
 from npgrad._C._autograd import _InputMetadata

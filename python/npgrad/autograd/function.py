@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .. import _C
 from ..utils.hooks import RemovableHandle
+from .grad_mode import no_grad
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -187,11 +189,9 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *args: Any) -> Any:
-        import npgrad
-
-        with npgrad.no_grad():
+        with no_grad():
             outputs = fn(ctx, *args)
-        if not npgrad.is_grad_enabled():
+        if not _C.is_grad_enabled():
             return outputs
         requires_grad = any(isinstance(a, _C.Tensor) and a.requires_grad for a in args)
         if not requires_grad:

@@ -22,12 +22,16 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .. import _C
+from .._creation import from_numpy, zeros_like
+from .._size import Size
+from ..testing import make_tensor
+from ._backward import grad as _grad
 from .function import Function
 
 __all__ = [
@@ -86,13 +90,6 @@ If the test
 # ---------------------------------------------------------------- small helpers
 
 
-def _npgrad() -> Any:
-    # Imported on use: this module is loaded while ``npgrad`` itself is initialising.
-    import npgrad
-
-    return npgrad
-
-
 def _is_tensor(x: Any) -> bool:
     return isinstance(x, _C.Tensor)
 
@@ -142,7 +139,7 @@ def _np_dtype(t: Any) -> np.dtype:
 
 def _as_npgrad(arr: np.ndarray) -> Any:
     """``arr`` as an npgrad tensor, for reports printed in torch's format."""
-    return _npgrad().from_numpy(np.ascontiguousarray(arr))
+    return from_numpy(np.ascontiguousarray(arr))
 
 
 def _promote(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -156,15 +153,9 @@ def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
     return bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=False))
 
 
-def _grad(
-    outputs: Any, inputs: Any, grad_outputs: Any, **kwargs: Any
-) -> tuple[Any, ...]:
-    return _npgrad().autograd.grad(outputs, inputs, grad_outputs, **kwargs)  # type: ignore[no-any-return]
-
-
 def _tensor_from(arr: np.ndarray) -> Any:
     """A fresh tensor owning ``arr`` (never aliased by our later writes)."""
-    return _npgrad().from_numpy(np.array(arr, copy=True))
+    return from_numpy(np.array(arr, copy=True))
 
 
 # ---------------------------------------------------------------- input checks
@@ -203,7 +194,6 @@ def _check_inputs(tupled_inputs: tuple[Any, ...]) -> bool:
 def _check_outputs_same_dtype_and_shape(
     out_a: np.ndarray, out_b: np.ndarray, eps: float, idx: tuple[int, ...] | None = None
 ) -> None:
-    Size = _npgrad().Size
     on_index = f"on index {idx} " if idx is not None else ""
     if out_a.shape != out_b.shape:
         raise AssertionError(
@@ -610,9 +600,8 @@ def _test_backward_mul_by_grad_output(
     diff_inputs = list(_iter_tensors(inputs, True))
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
-    npgrad = _npgrad()
     grads_input = _grad(
-        outputs, diff_inputs, [npgrad.zeros_like(o) for o in outputs], allow_unused=True
+        outputs, diff_inputs, [zeros_like(o) for o in outputs], allow_unused=True
     )
     for gi, di in zip(grads_input, diff_inputs):
         if gi is None:
@@ -636,7 +625,6 @@ def _test_undefined_backward_mode(
     diff_inputs = list(_iter_tensors(inputs, True))
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
-    npgrad = _npgrad()
 
     def warn_bc_breaking() -> None:
         warnings.warn(
@@ -648,7 +636,7 @@ def _test_undefined_backward_mode(
         )
 
     def check_undefined_grad_support(output_to_check: list[Any]) -> bool:
-        grads_output = [npgrad.zeros_like(o) for o in output_to_check]
+        grads_output = [zeros_like(o) for o in output_to_check]
         try:
             grads_input = _grad(
                 output_to_check, diff_inputs, grads_output, allow_unused=True
@@ -863,14 +851,11 @@ def gradgradcheck(
     tupled_inputs = _as_tuple(inputs)
 
     if grad_outputs is None:
-        from ..testing import make_tensor
-
-        npgrad = _npgrad()
         outputs = _differentiable_outputs(func(*tupled_inputs))
         tupled_grad_outputs = tuple(
             make_tensor(
                 tuple(x.shape),
-                dtype=x.dtype if x.dtype.is_floating_point else npgrad.float64,
+                dtype=x.dtype if x.dtype.is_floating_point else _C.float64,
                 device=x.device,
                 low=-1,
                 high=1,

@@ -18,10 +18,13 @@ import contextlib
 import logging
 import weakref
 from collections import defaultdict, deque
-from typing import Any, Callable, Iterator, NamedTuple, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from .. import _C
 from ..utils.hooks import RemovableHandle
+from .function import BackwardCFunction
+from .grad_mode import enable_grad, no_grad
 
 __all__ = [
     "saved_tensors_hooks",
@@ -158,11 +161,7 @@ class Node(abc.ABC):
         if cls is Node:
             if issubclass(C, _C._functions._NodeBase):
                 return True
-            try:
-                from .function import BackwardCFunction  # custom Function nodes
-            except ImportError:
-                return NotImplemented  # type: ignore[no-any-return]
-            if issubclass(C, BackwardCFunction):
+            if issubclass(C, BackwardCFunction):  # custom Function nodes
                 return True
         return NotImplemented  # type: ignore[no-any-return]
 
@@ -172,9 +171,7 @@ def _get_grad_fn_or_grad_acc(t: Any) -> Node:
         return t.node
     node: Node | None
     if t.requires_grad and t.grad_fn is None:
-        import npgrad
-
-        with npgrad.enable_grad():
+        with enable_grad():
             node = t.view_as(t).grad_fn.next_functions[0][0]
     else:
         node = t.grad_fn
@@ -498,9 +495,7 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
             handle = ctx.tid_to_weakhandle.get(tid)
             if handle is None or handle in ctx.cloned:
                 continue  # freed, or already cloned
-            import npgrad
-
-            with npgrad.no_grad():
+            with no_grad():
                 ctx.cloned[handle] = ctx.original[handle].clone()
             del ctx.original[handle]
 

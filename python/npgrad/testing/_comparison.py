@@ -13,13 +13,15 @@ from __future__ import annotations
 import cmath
 import collections.abc
 import contextlib
-from typing import Any, Callable, NoReturn, Union
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import numpy as np
 
 from .. import _C
+from .._size import Size
 
-_Msg = Union[str, Callable[[str], str], None]
+_Msg = str | Callable[[str], str] | None
 
 # {numpy dtype name: (rtol, atol)}; every other dtype compares exactly. torch's table.
 _DTYPE_PRECISIONS: dict[str, tuple[float, float]] = {
@@ -367,7 +369,6 @@ class _TensorLikePair(_Pair):
 
     def compare(self) -> None:
         a, e = self.actual, self.expected
-        Size = _npgrad_size()
         if a.shape != e.shape:
             self._attribute_mismatch("shape", Size(a.shape), Size(e.shape))
         if self.check_stride and a.strides != e.strides:
@@ -427,12 +428,6 @@ def _isclose(
         error = np.abs(actual - expected)
         result: np.ndarray = close | (np.isfinite(error) & (error <= allowed))
         return result
-
-
-def _npgrad_size() -> Any:
-    from .._size import Size
-
-    return Size
 
 
 _PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)

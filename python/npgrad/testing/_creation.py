@@ -14,14 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _creation
+from .._device import device as _device
 
 
 def _generator() -> np.random.Generator:
-    import npgrad
-
     # Read on every call: manual_seed rebinds npgrad's generator.
-    return npgrad._generator
+    return _creation._generator
 
 
 def make_tensor(
@@ -47,8 +46,6 @@ def make_tensor(
     >>> t.shape
     torch.Size([2, 3])
     """
-    import npgrad
-
     if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
         shape = tuple(shape[0])
     shape = tuple(int(s) for s in shape)
@@ -62,7 +59,7 @@ def make_tensor(
         raise NotImplementedError(
             "npgrad tensors have no memory formats; pass memory_format=None"
         )
-    npgrad.device(device)  # rejects anything but the CPU, as npgrad does everywhere
+    _device(device)  # rejects anything but the CPU, as npgrad does everywhere
 
     supported = isinstance(dtype, _C.dtype)
     floating = supported and dtype.is_floating_point
@@ -136,7 +133,7 @@ def make_tensor(
         values = values[..., 1::2]
     if exclude_zero:
         values[values == 0] = 1 if integral else np.finfo(np_dtype).tiny
-    result = npgrad.from_numpy(values)
+    result = _creation.from_numpy(values)
     if floating:
         result.requires_grad_(requires_grad)
     return result

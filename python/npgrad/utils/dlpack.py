@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .._C import Tensor, _dtypes
+from .._device import device as _device
 
 __all__ = ["DLDeviceType", "from_dlpack"]
 
@@ -184,9 +185,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
     if hasattr(ext_tensor, "__dlpack__"):
         dl_device = None
         if device is not None:
-            from .. import device as _device  # validates: npgrad only has the CPU
-
-            _device(str(device))
+            _device(str(device))  # validates: npgrad only has the CPU
             dl_device = (DLDeviceType.kDLCPU, 0)
         capsule, producer_copied = _request_capsule(ext_tensor, dl_device, copy)
     else:
