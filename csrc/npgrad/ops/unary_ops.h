@@ -203,7 +203,20 @@ struct Sqrt {
       "The square root", "[4.0, 9.0]", "tensor([2., 3.])"};
 };
 
-using UnaryOps =
-    OpList<Neg, Reciprocal, Exp, Log, Sin, Cos, Tanh, Sigmoid, Relu, Abs, Sqrt>;
+// One op per line, so that adding one is a one-line change here.
+// clang-format off
+using UnaryOps = OpList<
+    Neg,
+    Reciprocal,
+    Exp,
+    Log,
+    Sin,
+    Cos,
+    Tanh,
+    Sigmoid,
+    Relu,
+    Abs,
+    Sqrt>;
+// clang-format on
 
 }  // namespace npgrad::ops::unary_ops
