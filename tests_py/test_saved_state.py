@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+import npgrad
+
 from oracle import AGAINST_TORCH, from_np, is_tensor
 
 FREED = r"directly access saved tensors after they have already been freed"
@@ -145,6 +147,11 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "Error": lambda lib, a, b, v: _once_differentiable(lib, a),
     "BmmBackward0": lambda lib, a, b, v: a.unsqueeze(0).expand(2, 2, 3) @ b.t().unsqueeze(0).expand(2, 3, 2),
 }
+
+# The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every
+# table op's domain).
+for _op in npgrad._C._op_table:
+    PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
 
 # Where torch's graph has another node for the same program. torch's as_strided
 # backward writes the gradient through a view (CopySlices) where npgrad records a
