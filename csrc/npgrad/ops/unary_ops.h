@@ -203,6 +203,22 @@ struct Sqrt {
       "The square root", "[4.0, 9.0]", "tensor([2., 3.])"};
 };
 
+struct Log1p {
+  static constexpr const char* name = "log1p";
+  static constexpr const char* node = "Log1PBackward0";
+  static constexpr const char* ufunc = "log1p";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return div(grad, add(self, scalar(1)));
+  }
+  static constexpr OpDoc doc = {
+      "The natural logarithm of ``1 + x``, accurate for small ``x``",
+      "[0.0, 1.0]",
+      "tensor([0.0000, 0.6931])"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using UnaryOps = OpList<
@@ -216,7 +232,8 @@ using UnaryOps = OpList<
     Sigmoid,
     Relu,
     Abs,
-    Sqrt>;
+    Sqrt,
+    Log1p>;
 // clang-format on
 
 }  // namespace npgrad::ops::unary_ops
