@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import npgrad
-
 from oracle import AGAINST_TORCH, from_np, is_tensor
 
 FREED = r"directly access saved tensors after they have already been freed"
