@@ -219,6 +219,22 @@ struct Log1p {
       "tensor([0.0000, 0.6931])"};
 };
 
+struct Expm1 {
+  static constexpr const char* name = "expm1";
+  static constexpr const char* node = "Expm1Backward0";
+  static constexpr const char* ufunc = "expm1";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    return mul(grad, add(result, scalar(1)));
+  }
+  static constexpr OpDoc doc = {
+      "``e ** x - 1``, accurate for small ``x``",
+      "[0.0, 1.0]",
+      "tensor([0.0000, 1.7183])"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using UnaryOps = OpList<
@@ -233,7 +249,8 @@ using UnaryOps = OpList<
     Relu,
     Abs,
     Sqrt,
-    Log1p>;
+    Log1p,
+    Expm1>;
 // clang-format on
 
 }  // namespace npgrad::ops::unary_ops
