@@ -137,6 +137,7 @@ POINTWISE = [
     *_unary("reciprocal", POS, "ReciprocalBackward0", "_saved_result"),
     *_unary("log1p", POS, "Log1PBackward0", "_saved_self"),
     *_unary("expm1", REAL, "Expm1Backward0", "_saved_result"),
+    *_unary("erf", REAL, "ErfBackward0", "_saved_self"),
     Op("clamp_min_max", lambda lib, a: a.clamp(min=-0.45, max=0.55), (R(2, 3),), "ClampBackward1", ("_saved_self", "_saved_min", "_saved_max")),
     Op("clamp_min", lambda lib, a: a.clamp(min=0.3), (R(2, 3),), "ClampBackward1", ("_saved_min", "_saved_max")),
     Op("clamp_function_max", lambda lib, a: lib.clamp(a, max=-0.3), (R(2, 3),), "ClampBackward1", ("_saved_min", "_saved_max")),

@@ -235,6 +235,29 @@ struct Expm1 {
       "tensor([0.0000, 1.7183])"};
 };
 
+struct Erf {
+  static constexpr const char* name = "erf";
+  static constexpr const char* node = "ErfBackward0";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  // NumPy has no erf ufunc: the C library's, element by element.
+  static Tensor kernel(const Tensor& input, ScalarType compute) {
+    return kernels::unary_map(
+        input,
+        compute,
+        [](float x) { return std::erf(x); },
+        [](double x) { return std::erf(x); });
+  }
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    // d/dx erf(x) = 2 / sqrt(pi) * exp(-x^2)
+    Tensor density = exp(neg(mul(self, self)));
+    return mul(grad, mul(scalar(2.0 / std::sqrt(M_PI)), density));
+  }
+  static constexpr OpDoc doc = {
+      "The error function", "[0.0, 1.0]", "tensor([0.0000, 0.8427])"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using UnaryOps = OpList<
@@ -250,7 +273,8 @@ using UnaryOps = OpList<
     Abs,
     Sqrt,
     Log1p,
-    Expm1>;
+    Expm1,
+    Erf>;
 // clang-format on
 
 }  // namespace npgrad::ops::unary_ops
