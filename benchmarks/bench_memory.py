@@ -58,15 +58,10 @@ MEM_SIZES = {  # layers, width, batch
 }
 
 
-def model_data(
-    layers: int, width: int, batch: int
-) -> tuple[list[np.ndarray], np.ndarray]:
+def model_data(layers: int, width: int, batch: int) -> tuple[list[np.ndarray], np.ndarray]:
     rng = np.random.default_rng(0)
     scale = np.float32(1.0 / width**0.5)
-    ws = [
-        rng.standard_normal((width, width), dtype=np.float32) * scale
-        for _ in range(layers)
-    ]
+    ws = [rng.standard_normal((width, width), dtype=np.float32) * scale for _ in range(layers)]
     x = rng.standard_normal((batch, width), dtype=np.float32)
     return ws, x
 
@@ -125,9 +120,7 @@ def forward_backward_numpy(ws: list[np.ndarray], x: np.ndarray) -> list[np.ndarr
     return grads[::-1]
 
 
-def run_one(
-    lib_name: str, variant: str, ws: list[np.ndarray], x: np.ndarray, lib: Any = None
-) -> list[np.ndarray]:
+def run_one(lib_name: str, variant: str, ws: list[np.ndarray], x: np.ndarray, lib: Any = None) -> list[np.ndarray]:
     if lib_name == "numpy":
         if variant != "baseline":
             raise ValueError("the floor has no offload variant")
@@ -158,9 +151,7 @@ def vm_hwm_bytes() -> int:
 LAUNCHER = "import subprocess, sys; sys.exit(subprocess.run(sys.argv[1:]).returncode)"
 
 
-def worker(
-    lib_name: str, variant: str, layers: int, width: int, batch: int, out: str
-) -> None:
+def worker(lib_name: str, variant: str, layers: int, width: int, batch: int, out: str) -> None:
     lib = None
     if lib_name != "numpy":
         target = lib_name

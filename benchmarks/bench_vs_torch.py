@@ -157,9 +157,7 @@ def reference_grads(w: Workload) -> list[np.ndarray]:
     return [np.array(to_numpy(g)) for g in grads]
 
 
-def prepare(
-    w: Workload, name: str, mod: Any, ref: list[np.ndarray]
-) -> tuple[Callable[[], Any] | None, str]:
+def prepare(w: Workload, name: str, mod: Any, ref: list[np.ndarray]) -> tuple[Callable[[], Any] | None, str]:
     """Set up one library on one workload and run it once (the gradient check).
     Returns the runner (None if unavailable) and the status string."""
     impl = w.impls.get(FAMILY[name])
@@ -174,10 +172,7 @@ def prepare(
         traceback.print_exc()
         return None, f"error: {exc!r}"
     if not ok:
-        print(
-            f"WARNING: {w.name}: {name} gradients differ from the NumPy floor "
-            f"(max rel err {err:.2e})"
-        )
+        print(f"WARNING: {w.name}: {name} gradients differ from the NumPy floor (max rel err {err:.2e})")
         return runner, f"MISMATCH (max rel err {err:.2e})"
     return runner, "ok"
 
@@ -206,9 +201,7 @@ def bench(
     gc.collect()
     gc.freeze()  # setup objects (and imports) are not traversed by timed collections
     times: dict[str, list[float]] = {name: [] for name in runners}
-    phase_times: dict[str, dict[str, list[float]]] = {
-        name: {p: [] for p in w.phases} for name in runners
-    }
+    phase_times: dict[str, dict[str, list[float]]] = {name: {p: [] for p in w.phases} for name in runners}
     for i in range(warmup + repeat):
         for name, fn in runners.items():
             gc.collect()  # garbage of the previous run is not charged to this one
@@ -223,11 +216,7 @@ def bench(
     gc.unfreeze()
     medians = {n: (statistics.median(times[n]) if n in times else None) for n in LIBS}
     phase_medians = {
-        p: {
-            n: (statistics.median(phase_times[n][p]) if n in times else None)
-            for n in LIBS
-        }
-        for p in w.phases
+        p: {n: (statistics.median(phase_times[n][p]) if n in times else None) for n in LIBS} for p in w.phases
     }
     return {
         "key": w.key,
@@ -280,11 +269,7 @@ def cell(res: dict, name: str, value: float | None) -> str:
 
 def print_table(header: list[str], rows: list[list[str]], right_from: int = 1) -> None:
     print("| " + " | ".join(header) + " |")
-    print(
-        "| "
-        + " | ".join("---" if i < right_from else "---:" for i in range(len(header)))
-        + " |"
-    )
+    print("| " + " | ".join("---" if i < right_from else "---:" for i in range(len(header))) + " |")
     for row in rows:
         print("| " + " | ".join(row) + " |")
 
@@ -324,18 +309,11 @@ def machine_info(mods: dict[str, Any]) -> dict[str, Any]:
 def scaling_table(e_results: list[dict]) -> dict:
     """Time per node of (e) at each size; linearity = us/node at max / at min."""
     per_node = {
-        r["size"]: {
-            n: (r["median_s"][n] / r["size"] if r["median_s"][n] else None)
-            for n in LIBS
-        }
-        for r in e_results
+        r["size"]: {n: (r["median_s"][n] / r["size"] if r["median_s"][n] else None) for n in LIBS} for r in e_results
     }
     per_node_phase = {
         r["size"]: {
-            p: {
-                n: (v / r["size"] if v else None)
-                for n, v in r["phase_median_s"][p].items()
-            }
+            p: {n: (v / r["size"] if v else None) for n, v in r["phase_median_s"][p].items()}
             for p in r["phase_median_s"]
         }
         for r in e_results
@@ -390,10 +368,7 @@ def bench_memory_all(mods: dict[str, Any], why: dict[str, str], level: str) -> d
                     continue
                 ok, err = grads_agree(m["grads"], ref)
                 if not ok:
-                    print(
-                        f"WARNING: (i) {key}: gradients differ from the floor "
-                        f"(max rel err {err:.2e})"
-                    )
+                    print(f"WARNING: (i) {key}: gradients differ from the floor (max rel err {err:.2e})")
                 out["status"][key] = "ok" if ok else f"MISMATCH ({err:.2e})"
                 out["growth_bytes"][key] = m["growth"]
                 out["peak_bytes"][key] = m["rss_peak"]
@@ -402,21 +377,13 @@ def bench_memory_all(mods: dict[str, Any], why: dict[str, str], level: str) -> d
     return out
 
 
-def evaluate_targets(
-    by_key: dict[str, dict], scaling: dict | None, memory: dict | None
-) -> list[dict]:
+def evaluate_targets(by_key: dict[str, dict], scaling: dict | None, memory: dict | None) -> list[dict]:
     """The issue's targets, each with the measured value and met / not met."""
     targets: list[dict] = []
 
     def add(label: str, value: float | None, op: str, limit: float) -> None:
-        met = (
-            None
-            if value is None
-            else (value <= limit if op == "<=" else value >= limit)
-        )
-        targets.append(
-            {"target": label, "measured": value, "op": op, "limit": limit, "met": met}
-        )
+        met = None if value is None else (value <= limit if op == "<=" else value >= limit)
+        targets.append({"target": label, "measured": value, "op": op, "limit": limit, "met": met})
 
     def ratio(key: str, pair: str) -> float | None:
         return by_key[key]["ratios"][pair] if key in by_key else None
@@ -452,8 +419,7 @@ def evaluate_targets(
             0.5,
         )
         add(
-            f"(e) linear: npgrad us/node at {scaling['sizes'][-1]:,} / at "
-            f"{scaling['sizes'][0]:,}",
+            f"(e) linear: npgrad us/node at {scaling['sizes'][-1]:,} / at {scaling['sizes'][0]:,}",
             scaling["per_node_growth"]["npgrad"],
             "<=",
             1.25,
@@ -502,10 +468,7 @@ def keep_freed_memory() -> bool:
 
         libc = ctypes.CDLL("libc.so.6")
         m_trim_threshold, m_mmap_threshold = -1, -3
-        return bool(
-            libc.mallopt(m_mmap_threshold, 2**30)
-            and libc.mallopt(m_trim_threshold, 2**31)
-        )
+        return bool(libc.mallopt(m_mmap_threshold, 2**30) and libc.mallopt(m_trim_threshold, 2**31))
     except (OSError, AttributeError):
         return False
 
@@ -515,33 +478,17 @@ def sweep(mods: dict[str, Any], why: dict[str, str], quick: bool, repeat: int) -
     switches glibc to keeping freed memory (keep_freed_memory) for the process."""
     kept = keep_freed_memory()
     if not kept:
-        print(
-            "  note: could not set glibc's mmap threshold; the largest sizes then "
-            "also time page faults"
-        )
-    sizes = (
-        [16, 1_000, 100_000]
-        if quick
-        else [16, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
-    )
+        print("  note: could not set glibc's mmap threshold; the largest sizes then also time page faults")
+    sizes = [16, 1_000, 100_000] if quick else [16, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000]
     rows = []
     for n in sizes:
         w = chain_workload(SWEEP_OPS, n, "sweep")
-        rep = (
-            repeat if n <= 100_000 else max(1, min(repeat, 7 if n <= 1_000_000 else 3))
-        )
+        rep = repeat if n <= 100_000 else max(1, min(repeat, 7 if n <= 1_000_000 else 3))
         res = bench(w, mods, why, 1 if n > 100_000 else 2, rep, SWEEP_LIBS)
-        per_op = {
-            name: (s / SWEEP_OPS if s else None)
-            for name, s in res["median_s"].items()
-            if name in SWEEP_LIBS
-        }
-        rows.append(
-            {"numel": n, "per_op_s": per_op, "status": res["status"], "repeat": rep}
-        )
+        per_op = {name: (s / SWEEP_OPS if s else None) for name, s in res["median_s"].items() if name in SWEEP_LIBS}
+        rows.append({"numel": n, "per_op_s": per_op, "status": res["status"], "repeat": rep})
         print(
-            f"  sweep {n:>10,} elements: "
-            + ", ".join(f"{name} {fmt_us(v)} us/op" for name, v in per_op.items()),
+            f"  sweep {n:>10,} elements: " + ", ".join(f"{name} {fmt_us(v)} us/op" for name, v in per_op.items()),
             flush=True,
         )
     return {"ops": SWEEP_OPS, "rows": rows, "glibc_keeps_freed_memory": kept}
@@ -554,9 +501,7 @@ def draw_plot(data: dict, path: str, info: dict) -> None:
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    fig, (ax, ax2) = plt.subplots(
-        2, 1, figsize=(7.5, 8.0), sharex=True, gridspec_kw={"height_ratios": [3, 2]}
-    )
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(7.5, 8.0), sharex=True, gridspec_kw={"height_ratios": [3, 2]})
     style = {"npgrad": ("C0", "o"), "torch": ("C3", "s"), "numpy": ("C2", "^")}
     xs = [r["numel"] for r in data["rows"]]
     for name in SWEEP_LIBS:
@@ -610,9 +555,7 @@ def callgrind_run(key: str, lib_name: str, repeat: int, quick: bool) -> int:
         print(f"{lib_name}: {why[lib_name]}", file=sys.stderr)
         return 2
     ws = [
-        w
-        for w in make_workloads("quick" if quick else "full", key[:1])
-        if w.key == key or key == "e"
+        w for w in make_workloads("quick" if quick else "full", key[:1]) if w.key == key or key == "e"
     ]  # "e": its largest size, last in the list
     ws = ws[-1:]
     if not ws:
@@ -637,10 +580,7 @@ def parse_keys(spec: str | None) -> list[str]:
     keys = [s.strip() for s in spec.split(",") if s.strip()]
     bad = [k for k in keys if k not in WORKLOAD_KEYS]
     if bad:
-        raise SystemExit(
-            f"--only: unknown workloads {bad}; choose from "
-            f"{','.join(WORKLOAD_KEYS)} or 'none'"
-        )
+        raise SystemExit(f"--only: unknown workloads {bad}; choose from {','.join(WORKLOAD_KEYS)} or 'none'")
     return keys
 
 
@@ -660,9 +600,7 @@ def main() -> int:
         default=",".join(LIBS),
         help="comma-separated subset of " + ",".join(LIBS),
     )
-    ap.add_argument(
-        "--only", metavar="KEYS", help="comma-separated workloads among a..i, or 'none'"
-    )
+    ap.add_argument("--only", metavar="KEYS", help="comma-separated workloads among a..i, or 'none'")
     ap.add_argument(
         "--plot",
         metavar="PATH.png",
@@ -687,8 +625,7 @@ def main() -> int:
             import matplotlib  # noqa: F401
         except ImportError:
             print(
-                "--plot needs matplotlib, which is not installed: "
-                "pip install matplotlib (or drop --plot)",
+                "--plot needs matplotlib, which is not installed: pip install matplotlib (or drop --plot)",
                 file=sys.stderr,
             )
             return 2
@@ -721,9 +658,7 @@ def main() -> int:
         by_key["e"] = by_key[f"e{scaling['sizes'][-1]}"]
     memory = None
     if "i" in keys:
-        print(
-            "running (i) peak memory, one child process per measurement ...", flush=True
-        )
+        print("running (i) peak memory, one child process per measurement ...", flush=True)
         memory = bench_memory_all(mods, why, level)
     sweep_data = None
     if args.plot:
@@ -754,15 +689,8 @@ def main() -> int:
         if not (st == "ok" or st.startswith("n/a"))
     ]
     if memory:
-        bad += [
-            f"(i) {k}: {st}"
-            for k, st in memory["status"].items()
-            if not (st == "ok" or st.startswith("n/a"))
-        ]
-    print(
-        "\ngradient checks vs the NumPy floor: "
-        + ("all ok" if not bad else "PROBLEMS: " + "; ".join(bad))
-    )
+        bad += [f"(i) {k}: {st}" for k, st in memory["status"].items() if not (st == "ok" or st.startswith("n/a"))]
+    print("\ngradient checks vs the NumPy floor: " + ("all ok" if not bad else "PROBLEMS: " + "; ".join(bad)))
 
     if targets:
         print("\ntargets (issue 6)\n")
@@ -779,14 +707,9 @@ def main() -> int:
             ],
         )
     if sweep_data:
-        print(
-            f"\n{SWEEP_OPS}-op chain fwd+bwd, µs per op, by elements per tensor "
-            f"(plot: {args.plot})\n"
-        )
+        print(f"\n{SWEEP_OPS}-op chain fwd+bwd, µs per op, by elements per tensor (plot: {args.plot})\n")
         print_table(
-            ["elements"]
-            + [TITLES[n] for n in SWEEP_LIBS]
-            + ["npgrad/torch", "npgrad/floor"],
+            ["elements"] + [TITLES[n] for n in SWEEP_LIBS] + ["npgrad/torch", "npgrad/floor"],
             [
                 [f"{r['numel']:,}"]
                 + [fmt_us(r["per_op_s"][n]) for n in SWEEP_LIBS]
@@ -821,14 +744,8 @@ def main() -> int:
     return 0
 
 
-def print_time_tables(
-    results: list[dict], by_key: dict, e_results: list[dict], repeat: int, warmup: int
-) -> None:
-    e_note = (
-        f"; (e): {e_results[0]['repeat']} runs, {e_results[0]['warmup']} warm-up"
-        if e_results
-        else ""
-    )
+def print_time_tables(results: list[dict], by_key: dict, e_results: list[dict], repeat: int, warmup: int) -> None:
+    e_note = f"; (e): {e_results[0]['repeat']} runs, {e_results[0]['warmup']} warm-up" if e_results else ""
     print(
         f"\nmedian ms per run over {repeat} runs ({warmup} warm-up{e_note}), "
         "libraries alternated run by run; a/b > 1 means a is slower\n"
@@ -840,9 +757,7 @@ def print_time_tables(
         label = res["workload"] + (": total" if res["phase_median_s"] else "")
         rows.append([label] + [cell(res, n, res["median_s"][n]) for n in LIBS])
         for p, m in res["phase_median_s"].items():
-            rows.append(
-                [f"(e) {res['size']:,} nodes: {p}"] + [cell(res, n, m[n]) for n in LIBS]
-            )
+            rows.append([f"(e) {res['size']:,} nodes: {p}"] + [cell(res, n, m[n]) for n in LIBS])
     print_table(["workload"] + [TITLES[n] for n in LIBS], rows)
 
     print("\nratios of the medians\n")
@@ -853,19 +768,14 @@ def print_time_tables(
         label = res["workload"] + (": total" if res["phase_ratios"] else "")
         rows.append([label] + [fmt_ratio(v) for v in res["ratios"].values()])
         for p, r in res["phase_ratios"].items():
-            rows.append(
-                [f"(e) {res['size']:,} nodes: {p}"] + [fmt_ratio(v) for v in r.values()]
-            )
+            rows.append([f"(e) {res['size']:,} nodes: {p}"] + [fmt_ratio(v) for v in r.values()])
     print_table(["workload"] + [pair_name(a, b) for a, b in RATIO_PAIRS], rows)
 
 
 def print_scaling_tables(scaling: dict) -> None:
     if scaling:
         print("\n(e) time per node (µs, build + backward + teardown) by chain length\n")
-        rows = [
-            [f"{n:,}"] + [fmt_us(scaling["per_node_s"][n][lib]) for lib in LIBS]
-            for n in scaling["sizes"]
-        ]
+        rows = [[f"{n:,}"] + [fmt_us(scaling["per_node_s"][n][lib]) for lib in LIBS] for n in scaling["sizes"]]
         rows.append(
             [f"growth {scaling['sizes'][-1]:,} / {scaling['sizes'][0]:,}"]
             + [fmt_ratio(scaling["per_node_growth"][lib]) for lib in LIBS]
@@ -875,10 +785,7 @@ def print_scaling_tables(scaling: dict) -> None:
         rows = [
             [f"{n:,}"]
             + [
-                " / ".join(
-                    fmt_us(scaling["per_node_phase_s"][n][p][lib])
-                    for p in scaling["per_node_phase_s"][n]
-                )
+                " / ".join(fmt_us(scaling["per_node_phase_s"][n][p][lib]) for p in scaling["per_node_phase_s"][n])
                 for lib in LIBS
             ]
             for n in scaling["sizes"]
@@ -905,11 +812,7 @@ def print_memory_table(memory: dict) -> None:
                 k = f"{name}/{variant}"
                 v = g.get(k)
                 st = memory["status"].get(k, "n/a")
-                row.append(
-                    f"{v / 2**20:.1f}"
-                    if v is not None
-                    else ("error" if st.startswith("error") else "n/a")
-                )
+                row.append(f"{v / 2**20:.1f}" if v is not None else ("error" if st.startswith("error") else "n/a"))
             row.append(div(f"npgrad/{variant}", f"torch/{variant}"))
             row += [div(f"{n}/{variant}", f"{n}/baseline") for n in ("npgrad", "torch")]
             row.append(

@@ -389,8 +389,7 @@ def fanout_workload(n_branches: int, numel: int) -> Workload:
     }
     return Workload(
         "d",
-        f"(d) fan-out: 1 input x {numel} f32 -> {n_branches:,} "
-        "branches sin(c*x), summed, fwd+bwd",
+        f"(d) fan-out: 1 input x {numel} f32 -> {n_branches:,} branches sin(c*x), summed, fwd+bwd",
         impls,
         size=n_branches,
     )
@@ -464,8 +463,7 @@ def multi_hook_workload(n_tensors: int, numel: int) -> Workload:
     }
     return Workload(
         "g",
-        f"(g) register_multi_grad_hook on {n_tensors} tensors x "
-        f"{numel} f32 + fwd + bwd + remove",
+        f"(g) register_multi_grad_hook on {n_tensors} tensors x {numel} f32 + fwd + bwd + remove",
         impls,
         {"mygrad": NO_MULTI_HOOK, "autograd": NO_MULTI_HOOK},
         size=n_tensors,
@@ -487,9 +485,7 @@ def grad_many_workload(n_inputs: int, numel: int) -> Workload:
 
     def ag_setup(ag: Any) -> Any:
         anp = _ag_numpy()
-        return ag.grad(lambda xs: many_loss_ns(anp, xs, cs32)), [
-            a.copy() for a in arrays
-        ]
+        return ag.grad(lambda xs: many_loss_ns(anp, xs, cs32)), [a.copy() for a in arrays]
 
     impls = {
         "torch": Impl(
@@ -502,8 +498,7 @@ def grad_many_workload(n_inputs: int, numel: int) -> Workload:
     }
     return Workload(
         "h",
-        f"(h) autograd.grad of a scalar w.r.t. {n_inputs} inputs x "
-        f"{numel} f32 (mygrad: backward + .grad)",
+        f"(h) autograd.grad of a scalar w.r.t. {n_inputs} inputs x {numel} f32 (mygrad: backward + .grad)",
         impls,
         size=n_inputs,
     )
@@ -539,9 +534,7 @@ def mlp_lib(lib: Any, x: Any, y: Any, params: list[Any], lr: float) -> list[Any]
     return grads
 
 
-def mlp_numpy(
-    x: np.ndarray, y: np.ndarray, params: list[np.ndarray], lr: float
-) -> list[np.ndarray]:
+def mlp_numpy(x: np.ndarray, y: np.ndarray, params: list[np.ndarray], lr: float) -> list[np.ndarray]:
     w1, b1, w2, b2, w3, b3 = params
     z1 = x @ w1 + b1
     h1 = np.maximum(z1, 0)
@@ -623,8 +616,7 @@ def mlp_workload(batch: int, sizes: list[int]) -> Workload:
     }
     return Workload(
         "c",
-        f"(c) MLP step {batch}x{'-'.join(map(str, sizes))} f32, "
-        "relu, log_softmax+NLL, SGD",
+        f"(c) MLP step {batch}x{'-'.join(map(str, sizes))} f32, relu, log_softmax+NLL, SGD",
         impls,
         size=batch,
     )

@@ -21,7 +21,7 @@ from npgrad.utils.viz import render, to_dot
 
 def linear_params(name: str, fan_in: int, fan_out: int) -> dict[str, torch.Tensor]:
     """A weight (fan_out x fan_in) and bias, scaled like torch.nn.Linear's init."""
-    bound = fan_in ** -0.5
+    bound = fan_in**-0.5
     weight = ((torch.rand(fan_out, fan_in) * 2 - 1) * bound).requires_grad_()
     bias = ((torch.rand(fan_out) * 2 - 1) * bound).requires_grad_()
     return {f"{name}.weight": weight, f"{name}.bias": bias}
@@ -34,8 +34,7 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.manual_seed(0)
-    params = {**linear_params("fc1", 256, 512), **linear_params("fc2", 512, 128),
-              **linear_params("fc3", 128, 10)}
+    params = {**linear_params("fc1", 256, 512), **linear_params("fc2", 512, 128), **linear_params("fc3", 128, 10)}
     params["fc3.weight"].register_post_accumulate_grad_hook(lambda p: None)
 
     x = torch.randn(64, 256)

@@ -228,9 +228,7 @@ def run_variant(variant: str, layers: int, width: int, batch: int, out: str) -> 
     stats = forward_backward(variant, weights, x)
     seconds = time.perf_counter() - start
     rss_peak = peak_rss_bytes()  # read before the gradients are copied out
-    grads: dict[str, Any] = {
-        f"grad_{i}": np.array(w.grad.detach().numpy()) for i, w in enumerate(weights)
-    }
+    grads: dict[str, Any] = {f"grad_{i}": np.array(w.grad.detach().numpy()) for i, w in enumerate(weights)}
     defaults = {"files": 0, "shared": 0, "kept": 0, "written": 0}
     untracked = {"peak_on_disk": -1, "peak_in_ram": -1}  # no hooks, nothing counted
     np.savez(

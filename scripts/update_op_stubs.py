@@ -59,7 +59,13 @@ def _fill_regions(path: pathlib.Path, regions: list[list[str]]) -> str:
             end = next((j for j in range(i + 1, len(lines)) if lines[j].strip() == END.strip()), None)
             if end is None:
                 raise SystemExit(f"{path}: an op-table region has no end marker")
-            out += pending.pop(0)
+            region = pending.pop(0)
+            # ruff format's stub style: a blank line between a module-level
+            # definition and the comment that follows it (so the file stays
+            # formatted).
+            if region and not region[-1].startswith(" "):
+                region = [*region, "\n"]
+            out += region
             out.append(lines[end])
             i = end
         i += 1

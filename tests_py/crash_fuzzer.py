@@ -47,9 +47,24 @@ from typing import Any
 
 # Attributes that are not calls into npgrad, or that only disturb the fuzzer.
 SKIPPED_TENSOR_ATTRIBUTES = {
-    "__class__", "__new__", "__init_subclass__", "__subclasshook__", "__getattribute__",
-    "__getattr__", "__delattr__", "__dir__", "__sizeof__", "__reduce__", "__reduce_ex__",
-    "__format__", "__str__", "__repr__", "__hash__", "__doc__", "__module__", "__weakref__",
+    "__class__",
+    "__new__",
+    "__init_subclass__",
+    "__subclasshook__",
+    "__getattribute__",
+    "__getattr__",
+    "__delattr__",
+    "__dir__",
+    "__sizeof__",
+    "__reduce__",
+    "__reduce_ex__",
+    "__format__",
+    "__str__",
+    "__repr__",
+    "__hash__",
+    "__doc__",
+    "__module__",
+    "__weakref__",
     "__dict__",
 }
 # Public submodules that are not library surface: the pytest plugin hooks into a
@@ -141,23 +156,86 @@ def discover(lib: Any) -> list[Target]:
 # ---------------------------------------------------------------- values
 
 TORCH_KWARGS = [
-    "input", "other", "dim", "keepdim", "dtype", "alpha", "min", "max", "out", "size", "device",
-    "requires_grad", "retain_graph", "create_graph", "inputs", "grad_outputs", "allow_unused",
-    "materialize_grads", "gradient", "mode", "pack_hook", "unpack_hook", "fn", "non_blocking",
-    "exponent", "mat2", "condition", "tensors", "shape", "dims", "dim0", "dim1", "value", "src",
-    "index", "eps", "atol", "rtol", "grad_tensors", "outputs", "is_grads_batched", "p",
+    "input",
+    "other",
+    "dim",
+    "keepdim",
+    "dtype",
+    "alpha",
+    "min",
+    "max",
+    "out",
+    "size",
+    "device",
+    "requires_grad",
+    "retain_graph",
+    "create_graph",
+    "inputs",
+    "grad_outputs",
+    "allow_unused",
+    "materialize_grads",
+    "gradient",
+    "mode",
+    "pack_hook",
+    "unpack_hook",
+    "fn",
+    "non_blocking",
+    "exponent",
+    "mat2",
+    "condition",
+    "tensors",
+    "shape",
+    "dims",
+    "dim0",
+    "dim1",
+    "value",
+    "src",
+    "index",
+    "eps",
+    "atol",
+    "rtol",
+    "grad_tensors",
+    "outputs",
+    "is_grads_batched",
+    "p",
 ]
-TENSOR_PARAMS = {"input", "other", "self", "tensor", "mat2", "condition", "x", "t", "src",
-                 "outputs", "inputs", "tensors", "gradient", "grad_outputs", "exponent", "end",
-                 "actual", "expected", "tensor_or_tensors"}
+TENSOR_PARAMS = {
+    "input",
+    "other",
+    "self",
+    "tensor",
+    "mat2",
+    "condition",
+    "x",
+    "t",
+    "src",
+    "outputs",
+    "inputs",
+    "tensors",
+    "gradient",
+    "grad_outputs",
+    "exponent",
+    "end",
+    "actual",
+    "expected",
+    "tensor_or_tensors",
+}
 INT_PARAMS = {"dim", "dim0", "dim1", "dims", "size", "shape", "output_nr", "n", "low", "high"}
-BOOL_PARAMS = {"keepdim", "retain_graph", "create_graph", "requires_grad", "allow_unused",
-               "materialize_grads", "non_blocking", "force", "accumulate_grad"}
+BOOL_PARAMS = {
+    "keepdim",
+    "retain_graph",
+    "create_graph",
+    "requires_grad",
+    "allow_unused",
+    "materialize_grads",
+    "non_blocking",
+    "force",
+    "accumulate_grad",
+}
 HUGE_INTS = [2**62, 2**63 - 1, 2**63, -(2**63), -(2**63) - 1, 2**64 + 1, 10**30]
 SMALL_INTS = [0, 1, 2, 3, -1, -2, -7, 7]
 FLOATS = [0.0, -0.0, 0.5, -2.5, 1e308, 5e-324, math.nan, math.inf, -math.inf]
-STRINGS = ["", "abc", "cpu", "cuda", "cuda:1", "float32", "sum", "mean", "fro", "all", "any",
-           "\x00", "é"]
+STRINGS = ["", "abc", "cpu", "cuda", "cuda:1", "float32", "sum", "mean", "fro", "all", "any", "\x00", "é"]
 SHAPES = [(), (0,), (1,), (3,), (2, 3), (2, 0, 3), (1, 1, 1), (3, 4)]
 
 
@@ -167,8 +245,7 @@ class Values:
     def __init__(self, lib: Any, rng: random.Random) -> None:
         self.lib = lib
         self.rng = rng
-        self.dtypes = [getattr(lib, n) for n in ("float32", "float64", "float16", "int64", "bool")
-                       if hasattr(lib, n)]
+        self.dtypes = [getattr(lib, n) for n in ("float32", "float64", "float16", "int64", "bool") if hasattr(lib, n)]
 
     def tensor(self) -> Any:
         import numpy as np
@@ -220,11 +297,13 @@ class Values:
         if pick == 9:
             return rng.choice(self.dtypes)
         if pick == 10:
-            return rng.choice([lambda *a, **k: None, lambda *a, **k: a[0] if a else 0,
-                               lambda *a, **k: 1 / 0, print, int])
+            return rng.choice(
+                [lambda *a, **k: None, lambda *a, **k: a[0] if a else 0, lambda *a, **k: 1 / 0, print, int]
+            )
         if pick == 11:
-            return rng.choice([object(), {}, {"a": 1}, set(), complex(1, 2), slice(None),
-                               Ellipsis, NotImplemented, iter([1, 2])])
+            return rng.choice(
+                [object(), {}, {"a": 1}, set(), complex(1, 2), slice(None), Ellipsis, NotImplemented, iter([1, 2])]
+            )
         if pick == 12:
             return np.arange(6.0).reshape(2, 3)
         if pick == 13:
@@ -275,8 +354,9 @@ def describe(v: Any, depth: int = 0) -> str:
     """A short, readable description of a generated value."""
     mod = type(v).__module__ or ""
     if type(v).__name__ == "Tensor" and mod.startswith("npgrad"):
-        flags = ("" if v.is_contiguous() else ",strided") + (",grad_fn" if v.grad_fn is not None
-                                                              else ",leaf" if v.requires_grad else "")
+        flags = ("" if v.is_contiguous() else ",strided") + (
+            ",grad_fn" if v.grad_fn is not None else ",leaf" if v.requires_grad else ""
+        )
         return f"tensor({str(v.dtype).split('.')[-1]},{tuple(v.shape)}{flags})"
     if isinstance(v, (list, tuple)) and depth < 2:
         inner = ", ".join(describe(x, depth + 1) for x in v)
@@ -295,8 +375,11 @@ def api_call(lib: Any, targets: list[Target], seed: int, index: int) -> tuple[st
     rng = random.Random(f"api:{seed}:{index}")
     target = targets[index % len(targets)]
     values = Values(lib, rng)
-    n_pos = rng.choice([0, 1, 1, 2, 2, 2, 3, 4]) if not target.params else min(
-        len(target.params) + rng.choice([-1, 0, 0, 0, 1]), 5)
+    n_pos = (
+        rng.choice([0, 1, 1, 2, 2, 2, 3, 4])
+        if not target.params
+        else min(len(target.params) + rng.choice([-1, 0, 0, 0, 1]), 5)
+    )
     names = target.params + [""] * 5
     args = [values.for_param(names[i]) for i in range(max(n_pos, 0))]
     kwargs: dict[str, Any] = {}
@@ -309,21 +392,23 @@ def api_call(lib: Any, targets: list[Target], seed: int, index: int) -> tuple[st
         return f"{target.name}({text_args})", lambda: target.obj(*args, **kwargs)
     if target.kind == "method":
         receiver = values.tensor()
-        return (f"{describe(receiver)}.{target.obj}({text_args})",
-                lambda: getattr(receiver, target.obj)(*args, **kwargs))
+        return (
+            f"{describe(receiver)}.{target.obj}({text_args})",
+            lambda: getattr(receiver, target.obj)(*args, **kwargs),
+        )
     if target.kind == "unbound":
         self_arg = values.any()
-        return (f"Tensor.{target.obj}({describe(self_arg)}, {text_args})",
-                lambda: getattr(lib.Tensor, target.obj)(self_arg, *args, **kwargs))
+        return (
+            f"Tensor.{target.obj}({describe(self_arg)}, {text_args})",
+            lambda: getattr(lib.Tensor, target.obj)(self_arg, *args, **kwargs),
+        )
     if target.kind == "setattr":
         receiver = values.tensor()
         value = values.any()
-        return (f"{describe(receiver)}.{target.obj} = {describe(value)}",
-                lambda: setattr(receiver, target.obj, value))
+        return (f"{describe(receiver)}.{target.obj} = {describe(value)}", lambda: setattr(receiver, target.obj, value))
     receiver = values.tensor()
     node = receiver.grad_fn if receiver.grad_fn is not None else (lib.ones(2, requires_grad=True) * 2).grad_fn
-    return (f"{node.name()}.{target.obj}({text_args})",
-            lambda: getattr(node, target.obj)(*args, **kwargs))
+    return (f"{node.name()}.{target.obj}({text_args})", lambda: getattr(node, target.obj)(*args, **kwargs))
 
 
 # ---------------------------------------------------------------- the graph mode
@@ -389,8 +474,11 @@ def graph_program(lib: Any, seed: int, index: int) -> tuple[str, Callable[[], An
         cur = leaves[0]
         handles = []
         use_saved_hooks = rng.random() < 0.4
-        ctx = (graph.saved_tensors_hooks(misbehave("pack", lambda t: t), misbehave("unpack", lambda p: p))
-               if use_saved_hooks else _null())
+        ctx = (
+            graph.saved_tensors_hooks(misbehave("pack", lambda t: t), misbehave("unpack", lambda p: p))
+            if use_saved_hooks
+            else _null()
+        )
         with ctx:
             for step in range(rng.randint(1, 5)):
                 op = rng.choice(["sin", "mul", "add", "exp", "matmul", "clone", "view", "function", "tanh"])
@@ -450,14 +538,24 @@ def graph_program(lib: Any, seed: int, index: int) -> tuple[str, Callable[[], An
             if isinstance(s, lib.Tensor) and s.requires_grad:
                 s.backward()
         elif how == "edges":
-            edge = values.gradient_edge() if rng.random() < 0.5 else graph.GradientEdge(
-                cur.grad_fn if cur.grad_fn is not None else root.grad_fn, rng.choice([0, 1, -1, 99]))
+            edge = (
+                values.gradient_edge()
+                if rng.random() < 0.5
+                else graph.GradientEdge(
+                    cur.grad_fn if cur.grad_fn is not None else root.grad_fn, rng.choice([0, 1, -1, 99])
+                )
+            )
             lib.autograd.grad(root, [edge], allow_unused=True)
         elif how == "edge_out":
             edge = graph.get_gradient_edge(cur) if rng.random() < 0.5 else values.gradient_edge()
-            lib.autograd.grad([edge], leaves, grad_outputs=[junk() if rng.random() < 0.5 else lib.ones(2, 3,
-                              dtype=lib.float64)], allow_unused=True)
+            lib.autograd.grad(
+                [edge],
+                leaves,
+                grad_outputs=[junk() if rng.random() < 0.5 else lib.ones(2, 3, dtype=lib.float64)],
+                allow_unused=True,
+            )
         else:
+
             def queue() -> None:
                 lib.autograd.Variable._execution_engine.queue_callback(misbehave("callback", lambda: None))
 
@@ -634,10 +732,24 @@ def run(
     workdir = tempfile.mkdtemp(prefix="npgrad-fuzz-")  # files a call may write land here
     while next_index < end and len(findings) < max_findings:
         proc = subprocess.Popen(
-            [sys.executable, os.path.abspath(__file__), "--worker", "--mode", mode, "--seed", str(seed),
-             "--start", str(next_index), "--count", str(end - next_index)],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
-            cwd=workdir, env=env,
+            [
+                sys.executable,
+                os.path.abspath(__file__),
+                "--worker",
+                "--mode",
+                mode,
+                "--seed",
+                str(seed),
+                "--start",
+                str(next_index),
+                "--count",
+                str(end - next_index),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            cwd=workdir,
+            env=env,
         )
         current: tuple[int, str] | None = None
         done = False
@@ -734,8 +846,10 @@ def main() -> int:
     findings = run(args.mode, args.seed, args.count, args.start, args.timeout)
     for f in findings:
         print(f)
-    print(f"{args.mode} mode, seed {args.seed}: {args.count} calls in {time.monotonic() - t0:.0f} s, "
-          f"{len(findings)} finding(s)")
+    print(
+        f"{args.mode} mode, seed {args.seed}: {args.count} calls in {time.monotonic() - t0:.0f} s, "
+        f"{len(findings)} finding(s)"
+    )
     return 1 if findings else 0
 
 

@@ -55,15 +55,9 @@ class Op:
             out.append(np.asarray(a, dtype=dtype))
         return out
 
-    def tensors(
-        self, lib: Any, dtype: Any = np.float64, requires_grad: Any = True
-    ) -> list[Any]:
+    def tensors(self, lib: Any, dtype: Any = np.float64, requires_grad: Any = True) -> list[Any]:
         """Input tensors of ``lib``; ``requires_grad`` is a bool or one bool per input."""
-        flags = (
-            requires_grad
-            if isinstance(requires_grad, (tuple, list))
-            else [requires_grad] * len(self.inputs)
-        )
+        flags = requires_grad if isinstance(requires_grad, (tuple, list)) else [requires_grad] * len(self.inputs)
         return [from_np(lib, a, rg) for a, rg in zip(self.arrays(dtype), flags)]
 
 

@@ -57,9 +57,7 @@ def dtype_name(dtype: Any) -> str:
     return str(dtype).rsplit(".", 1)[-1]
 
 
-def assert_close(
-    got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-7
-) -> None:
+def assert_close(got: Any, expected: Any, rtol: float = 1e-6, atol: float = 1e-7) -> None:
     got = to_np(got) if is_tensor(got) else np.asarray(got)
     expected = to_np(expected) if is_tensor(expected) else np.asarray(expected)
     assert got.shape == expected.shape
@@ -75,9 +73,7 @@ def same_value(got: Any, expected: Any) -> bool:
         if not is_tensor(got):
             return False
         a, b = to_np(got), to_np(expected)
-        return a.shape == b.shape and np.allclose(
-            a, b, rtol=1e-6, atol=0, equal_nan=True
-        )
+        return a.shape == b.shape and np.allclose(a, b, rtol=1e-6, atol=0, equal_nan=True)
     if isinstance(expected, (tuple, list)):
         return (
             isinstance(got, (tuple, list))
@@ -110,9 +106,7 @@ def run_both(fn: Callable[[Any], Any]) -> tuple[Any, Any]:
     return fn(lib()), fn(torch)
 
 
-def assert_same_error(
-    fn: Callable[[Any], Any], key: str | None = None, length: int = 60
-) -> BaseException:
+def assert_same_error(fn: Callable[[Any], Any], key: str | None = None, length: int = 60) -> BaseException:
     """Run ``fn`` on torch and on the library under test: both must raise, with the
     same exception type, and torch's key phrase (``key`` if given, else the first
     ``length`` characters of torch's message) must appear in both messages."""

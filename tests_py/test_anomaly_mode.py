@@ -20,18 +20,13 @@ import pytest
 from oracle import assert_close, from_np, run_both, to_np
 
 ENABLED_WARNING = (
-    "Anomaly Detection has been enabled. This mode will increase the runtime and should "
-    "only be enabled for debugging."
+    "Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled for debugging."
 )
 TRACEBACK_OF_FORWARD = "Traceback of forward call that caused the error:"
 NO_FORWARD_INFO = (
-    "No forward pass information available. Enable detect anomaly during forward pass "
-    "for more information."
+    "No forward pass information available. Enable detect anomaly during forward pass for more information."
 )
-MODIFIED = (
-    "one of the variables needed for gradient computation has been modified by an "
-    "inplace operation"
-)
+MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 ANOMALY_HINT = (
     "Hint: the backtrace further above shows the operation that failed to compute its "
     "gradient. The variable in question was changed in there or anywhere later. Good luck!"
@@ -292,9 +287,7 @@ def test_error_in_custom_backward_reports_the_forward_line(ng):
         with pytest.raises(ValueError, match="boom in backward"):
             y.sum().backward()
     (message,) = messages
-    assert message.startswith(
-        f"Error detected in BoomBackward. {TRACEBACK_OF_FORWARD}\n"
-    )
+    assert message.startswith(f"Error detected in BoomBackward. {TRACEBACK_OF_FORWARD}\n")
     assert _frame(line) in message
     assert "y = boom.apply(x)" in message
 
@@ -346,9 +339,7 @@ def test_modified_saved_tensor_under_anomaly_mode(ng):
     assert MODIFIED in error
     assert error.endswith(ANOMALY_HINT)
     (message,) = messages
-    assert message.startswith(
-        f"Error detected in SinBackward0. {TRACEBACK_OF_FORWARD}\n"
-    )
+    assert message.startswith(f"Error detected in SinBackward0. {TRACEBACK_OF_FORWARD}\n")
     assert _frame(line) in message and "z = y.sin()" in message
 
 
@@ -430,10 +421,7 @@ def test_nan_in_backward_is_an_error(ng, build, node, index):
         _x, loss = build(ng)
         with pytest.raises(RuntimeError) as info:
             loss.backward()
-    assert (
-        str(info.value)
-        == f"Function '{node}' returned nan values in its {index}th output."
-    )
+    assert str(info.value) == f"Function '{node}' returned nan values in its {index}th output."
     (message,) = messages
     assert message.startswith(f"Error detected in {node}. {TRACEBACK_OF_FORWARD}")
 
@@ -492,6 +480,4 @@ def test_nan_check_set_through_plain_call(ng):
         pytest.raises(RuntimeError, match="returned nan values in its 0th output"),
     ):
         loss.backward()
-    assert len(messages) == 1 and messages[0].startswith(
-        "Error detected in SqrtBackward0."
-    )
+    assert len(messages) == 1 and messages[0].startswith("Error detected in SqrtBackward0.")

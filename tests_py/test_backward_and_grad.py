@@ -46,9 +46,7 @@ def test_autograd_backward_variants(ng, xw):
     assert_close(x.grad, 3 * W)
     ng.autograd.backward(x * w, from_np(ng, np.ones(3)))
     assert_close(x.grad, 4 * W)
-    ng.autograd.backward(
-        [(x * w).sum(), (x * x).sum()], grad_tensors=[None, from_np(ng, np.array(0.5))]
-    )
+    ng.autograd.backward([(x * w).sum(), (x * x).sum()], grad_tensors=[None, from_np(ng, np.array(0.5))])
     assert_close(x.grad, 5 * W + X)
 
 
@@ -98,13 +96,9 @@ def test_graph_without_saved_tensors_can_be_run_twice(ng, xw):
 
 def test_implicit_gradient_needs_a_scalar(ng, xw):
     x, _ = xw
-    with pytest.raises(
-        RuntimeError, match="grad can be implicitly created only for scalar outputs"
-    ):
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         (x * 2).backward()
-    with pytest.raises(
-        RuntimeError, match="grad can be implicitly created only for scalar outputs"
-    ):
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         ng.autograd.grad(x * 2, x)
     assert_same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2).backward())
 
@@ -115,9 +109,7 @@ def test_output_that_does_not_require_grad_is_an_error(ng, xw):
     with pytest.raises(RuntimeError, match=NOT_REQUIRING):
         ng.autograd.grad(ng.ones(2).sum(), xw[0])
     x, w = xw
-    with pytest.raises(
-        RuntimeError, match="element 1 of tensors does not require grad"
-    ):
+    with pytest.raises(RuntimeError, match="element 1 of tensors does not require grad"):
         ng.autograd.backward([(x * w).sum(), ng.ones(1).sum()])
     assert_same_error(lambda lib: lib.ones(2).sum().backward())
 
@@ -129,16 +121,12 @@ def test_gradient_shape_mismatch(ng, xw):
         (x * w).backward(ng.ones(2, dtype=ng.float64))
     with pytest.raises(RuntimeError, match=re.escape(key)):
         ng.autograd.grad(x * w, x, grad_outputs=ng.ones(1, 3, dtype=ng.float64))
-    assert_same_error(
-        lambda lib: (lib.ones(3, requires_grad=True) * 2).backward(lib.ones(2)), key=key
-    )
+    assert_same_error(lambda lib: (lib.ones(3, requires_grad=True) * 2).backward(lib.ones(2)), key=key)
 
 
 def test_gradient_of_wrong_type(ng, xw):
     x, _ = xw
-    with pytest.raises(
-        TypeError, match="gradients can be either Tensors or None, but got int"
-    ):
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got int"):
         ng.autograd.backward([(x * 2).sum()], grad_tensors=[3])
 
 
@@ -178,17 +166,13 @@ def test_empty_inputs_are_errors(ng, xw):
         match=re.escape("`inputs` argument to `backward()` cannot be empty."),
     ):
         (x * 2).sum().backward(inputs=[])
-    with pytest.raises(
-        RuntimeError, match=re.escape("`inputs` argument to `grad()` cannot be empty.")
-    ):
+    with pytest.raises(RuntimeError, match=re.escape("`inputs` argument to `grad()` cannot be empty.")):
         ng.autograd.grad((x * 2).sum(), [])
 
 
 def test_create_graph_backward_records_the_gradient(ng):
     x = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
-    with pytest.warns(
-        UserWarning, match="create_graph=True will create a reference cycle"
-    ):
+    with pytest.warns(UserWarning, match="create_graph=True will create a reference cycle"):
         (x**3).sum().backward(create_graph=True)
     g = x.grad
     assert g.requires_grad
@@ -264,9 +248,7 @@ def test_unused_input(ng, xw):
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_materialize_grads_gives_zeros(ng, xw, create_graph):
     x, w = xw
-    gx, gw = ng.autograd.grad(
-        (x * 2).sum(), [x, w], materialize_grads=True, create_graph=create_graph
-    )
+    gx, gw = ng.autograd.grad((x * 2).sum(), [x, w], materialize_grads=True, create_graph=create_graph)
     assert_close(gx, [2.0, 2.0, 2.0])
     assert_close(gw, [0.0, 0.0, 0.0])
     assert dtype_name(gw.dtype) == "float64"
@@ -279,16 +261,12 @@ def test_materialize_grads_with_allow_unused_false_is_value_error(ng, xw):
         ValueError,
         match="Expected allow_unused to be True or not passed when materialize_grads=True",
     ):
-        ng.autograd.grad(
-            (x * 2).sum(), [x, w], materialize_grads=True, allow_unused=False
-        )
+        ng.autograd.grad((x * 2).sum(), [x, w], materialize_grads=True, allow_unused=False)
 
 
 def test_input_that_does_not_require_grad(ng, xw):
     x, _ = xw
-    with pytest.raises(
-        RuntimeError, match="One of the differentiated Tensors does not require grad"
-    ):
+    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
         ng.autograd.grad((x * 2).sum(), [ng.ones(3)])
 
 

@@ -34,9 +34,7 @@ def _assert_grads_match(got, ref, what):
         assert g.shape == r.shape, (what, i)
         assert g.dtype == r.dtype, (what, i, g.dtype, r.dtype)
         scale = float(np.abs(r).max()) or 1.0
-        np.testing.assert_allclose(
-            g, r, rtol=1e-4, atol=1e-5 * scale, err_msg=f"{what}: gradient {i}"
-        )
+        np.testing.assert_allclose(g, r, rtol=1e-4, atol=1e-5 * scale, err_msg=f"{what}: gradient {i}")
 
 
 def test_every_workload_is_covered():

@@ -159,4 +159,7 @@ def test_numpys_own_large_results_come_from_the_cache_too():
     a = ng.ones(1024, 512)
     b = ng.ones(512, 512)
     assert handler_name((a @ b).numpy()) == "npgrad_buffer_cache"
-    assert handler_name(np.ones((1024, 512), dtype=np.float32) @ np.ones((512, 512), dtype=np.float32)) == "default_allocator"
+    assert (
+        handler_name(np.ones((1024, 512), dtype=np.float32) @ np.ones((512, 512), dtype=np.float32))
+        == "default_allocator"
+    )

@@ -20,7 +20,8 @@ import crash_fuzzer
 import oracle
 
 pytestmark = pytest.mark.skipif(
-    oracle.AGAINST_TORCH, reason="fuzzes npgrad's own surface (torch 2.13 has crashes of its own)")
+    oracle.AGAINST_TORCH, reason="fuzzes npgrad's own surface (torch 2.13 has crashes of its own)"
+)
 
 SEEDS = [int(s) for s in os.environ.get("NPGRAD_FUZZ_SEEDS", "1 2").split()]
 CALLS_PER_TARGET = int(os.environ.get("NPGRAD_FUZZ_CALLS_PER_TARGET", "20"))
@@ -51,13 +52,16 @@ def test_discovery_covers_every_public_module_and_tensor_method():
     names = {t.name for t in crash_fuzzer.discover(npgrad)}
     for name in graph.__all__:
         if callable(getattr(graph, name)):
-            assert f"npgrad.autograd.graph.{name}" in names or any(
-                n.endswith(f".{name}") for n in names), name
-    for name in ("npgrad.sin", "npgrad.autograd.grad", "npgrad.autograd.backward",
-                 "npgrad.utils.viz.to_dot", "npgrad.testing.assert_close"):
+            assert f"npgrad.autograd.graph.{name}" in names or any(n.endswith(f".{name}") for n in names), name
+    for name in (
+        "npgrad.sin",
+        "npgrad.autograd.grad",
+        "npgrad.autograd.backward",
+        "npgrad.utils.viz.to_dot",
+        "npgrad.testing.assert_close",
+    ):
         assert name in names
-    for method in ("copy_", "expand_as", "view_as", "matmul", "backward", "register_hook",
-                   "__add__", "__setitem__"):
+    for method in ("copy_", "expand_as", "view_as", "matmul", "backward", "register_hook", "__add__", "__setitem__"):
         assert f"Tensor.{method}" in names
     assert "Tensor.grad" in names and "Tensor.data" in names  # properties are set too
     assert "Node.register_hook" in names
@@ -65,11 +69,14 @@ def test_discovery_covers_every_public_module_and_tensor_method():
     assert {"npgrad", "npgrad.autograd", "npgrad.autograd.graph", "npgrad.utils"} <= modules
 
 
-@pytest.mark.parametrize("planted,what", [
-    ("segfault", ("crash (signal ", "exit status ")),  # ASan reports it and exits with 1
-    ("hang", ("hang",)),
-    ("system_error", ("SystemError: planted",)),
-])
+@pytest.mark.parametrize(
+    "planted,what",
+    [
+        ("segfault", ("crash (signal ", "exit status ")),  # ASan reports it and exits with 1
+        ("hang", ("hang",)),
+        ("system_error", ("SystemError: planted",)),
+    ],
+)
 def test_the_fuzzer_names_a_crash_a_hang_and_a_system_error(planted, what):
     """The harness itself: a planted target that segfaults, hangs or raises
     SystemError is reported with its call, and the run goes on after it."""

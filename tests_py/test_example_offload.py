@@ -10,9 +10,7 @@ import numpy as np
 
 import oracle
 
-EXAMPLE = (
-    pathlib.Path(__file__).resolve().parents[1] / "examples" / "offload_to_disk.py"
-)
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "offload_to_disk.py"
 
 
 def _load_example(monkeypatch):

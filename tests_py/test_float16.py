@@ -220,9 +220,7 @@ def test_fused_backward_formulas_round_as_torch(ng, torch_ref, name):
         g = rng.standard_normal(shape).astype(np.float16)
         y = forward(x)
         (gx,) = ng.autograd.grad(y, x, ng.tensor(g))
-        expected = torch_backward(
-            torch_ref.ops.aten, torch_ref.from_numpy(g), torch_ref.from_numpy(to_np(y))
-        ).numpy()
+        expected = torch_backward(torch_ref.ops.aten, torch_ref.from_numpy(g), torch_ref.from_numpy(to_np(y))).numpy()
         got = to_np(gx)
         assert got.dtype == expected.dtype == np.float16
         ulps = np.abs(got.view(np.int16).astype(np.int32) - expected.view(np.int16))

@@ -25,9 +25,7 @@ import pytest
 
 import oracle
 
-TORCH_LEAKS = pytest.mark.skipif(
-    oracle.AGAINST_TORCH, reason="torch leaks this cycle (npgrad collects it)"
-)
+TORCH_LEAKS = pytest.mark.skipif(oracle.AGAINST_TORCH, reason="torch leaks this cycle (npgrad collects it)")
 
 
 def live_nodes(ng: Any) -> int:

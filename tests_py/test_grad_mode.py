@@ -11,12 +11,8 @@ import pytest
 MANAGERS = [
     pytest.param(lambda ng: ng.no_grad(), False, id="no_grad"),
     pytest.param(lambda ng: ng.enable_grad(), True, id="enable_grad"),
-    pytest.param(
-        lambda ng: ng.set_grad_enabled(False), False, id="set_grad_enabled_false"
-    ),
-    pytest.param(
-        lambda ng: ng.set_grad_enabled(True), True, id="set_grad_enabled_true"
-    ),
+    pytest.param(lambda ng: ng.set_grad_enabled(False), False, id="set_grad_enabled_false"),
+    pytest.param(lambda ng: ng.set_grad_enabled(True), True, id="set_grad_enabled_true"),
 ]
 OUTER = [pytest.param(True, id="outer_on"), pytest.param(False, id="outer_off")]
 

@@ -185,9 +185,7 @@ def fns(lib: Any) -> types.SimpleNamespace:
         def backward(ctx, g):
             return lib.ones_like(ctx.like) if g is None else g * 2
 
-    return types.SimpleNamespace(
-        **{k: v for k, v in locals().items() if isinstance(v, type)}
-    )
+    return types.SimpleNamespace(**{k: v for k, v in locals().items() if isinstance(v, type)})
 
 
 # ---------------------------------------------------------------- layout and signature
@@ -234,10 +232,7 @@ CORRECT = {
 def test_correct_gradients_pass(ng, case, fast_mode):
     fn, values = CORRECT[case]
     inputs = tuple(f64(ng, v) for v in values)
-    assert (
-        ng.autograd.gradcheck(functools.partial(fn, ng), inputs, fast_mode=fast_mode)
-        is True
-    )
+    assert ng.autograd.gradcheck(functools.partial(fn, ng), inputs, fast_mode=fast_mode) is True
 
 
 def test_inputs_are_restored_after_perturbation(ng):
@@ -272,42 +267,26 @@ def test_wrong_backward_is_reported_with_both_jacobians(ng):
 
 
 def test_wrong_backward_returns_false_without_raise_exception(ng):
-    check = ng.autograd.gradcheck(
-        fns(ng).SquareWrongBackward.apply, (f64(ng, X),), raise_exception=False
-    )
+    check = ng.autograd.gradcheck(fns(ng).SquareWrongBackward.apply, (f64(ng, X),), raise_exception=False)
     assert check is False
 
 
 def test_report_names_the_input_and_the_output(ng):
     error = gradcheck_module(ng).GradcheckError
     a, b = f64(ng, [1.0, 2.0]), f64(ng, [3.0, -1.0])
-    with pytest.raises(
-        error, match=r"^Jacobian mismatch for output 0 with respect to input 1,\n"
-    ) as info:
+    with pytest.raises(error, match=r"^Jacobian mismatch for output 0 with respect to input 1,\n") as info:
         ng.autograd.gradcheck(fns(ng).MulWrongSecondInput.apply, (a, b))
-    assert (
-        "numerical:tensor([[1.0000, 0.0000],\n        [0.0000, 2.0000]], dtype=torch.float64)"
-        in str(info.value)
-    )
-    assert (
-        "analytical:tensor([[2., 0.],\n        [0., 4.]], dtype=torch.float64)"
-        in str(info.value)
-    )
+    assert "numerical:tensor([[1.0000, 0.0000],\n        [0.0000, 2.0000]], dtype=torch.float64)" in str(info.value)
+    assert "analytical:tensor([[2., 0.],\n        [0., 4.]], dtype=torch.float64)" in str(info.value)
     # The wrong output is the second one; the first is fine.
-    with pytest.raises(
-        error, match=r"^Jacobian mismatch for output 1 with respect to input 0,\n"
-    ):
-        ng.autograd.gradcheck(
-            lambda t: (t.sin(), fns(ng).SquareWrongBackward.apply(t)), (f64(ng, X),)
-        )
+    with pytest.raises(error, match=r"^Jacobian mismatch for output 1 with respect to input 0,\n"):
+        ng.autograd.gradcheck(lambda t: (t.sin(), fns(ng).SquareWrongBackward.apply(t)), (f64(ng, X),))
 
 
 def test_fast_mode_reports_the_projections_then_the_slow_jacobians(ng):
     error = gradcheck_module(ng).GradcheckError
     with pytest.raises(error) as info:
-        ng.autograd.gradcheck(
-            fns(ng).SquareWrongBackward.apply, (f64(ng, X),), fast_mode=True
-        )
+        ng.autograd.gradcheck(fns(ng).SquareWrongBackward.apply, (f64(ng, X),), fast_mode=True)
     text = str(info.value)
     head, _, tail = text.partition("\n\nThe above quantities")
     lines = head.split("\n")
@@ -318,16 +297,10 @@ def test_fast_mode_reports_the_projections_then_the_slow_jacobians(ng):
     analytical = float(lines[2].removeprefix("analytical:"))
     assert analytical == pytest.approx(1.5 * numerical, rel=1e-6)
     slow = WRONG_SQUARE_REPORT.split("\n", 1)[1]
-    assert tail.startswith(
-        " relating the numerical and analytical jacobians are computed \nin fast mode."
-    )
-    assert (
-        "Numerical:\n " + slow.split("numerical:")[1].split("\nanalytical:")[0] in tail
-    )
+    assert tail.startswith(" relating the numerical and analytical jacobians are computed \nin fast mode.")
+    assert "Numerical:\n " + slow.split("numerical:")[1].split("\nanalytical:")[0] in tail
     assert "Analytical:\n" + slow.split("analytical:")[1].rstrip("\n") in tail
-    assert tail.endswith(
-        "The max per-element difference (slow mode) is: 1.9999999998849773.\n"
-    )
+    assert tail.endswith("The max per-element difference (slow mode) is: 1.9999999998849773.\n")
 
 
 def test_fast_mode_does_not_touch_the_users_random_state(ng):
@@ -368,18 +341,11 @@ def test_undefined_output_gradients_must_be_handled(ng):
             UserWarning,
             match="^Backwards compatibility: New undefined gradient support",
         ),
-        pytest.raises(
-            error, match="^Expected backward function to handle undefined output grads"
-        ) as info,
+        pytest.raises(error, match="^Expected backward function to handle undefined output grads") as info,
     ):
         ng.autograd.gradcheck(fns(ng).RejectsUndefined.apply, (x,))
-    assert (
-        isinstance(info.value.__cause__, RuntimeError)
-        and str(info.value.__cause__) == "no gradient"
-    )
-    assert ng.autograd.gradcheck(
-        fns(ng).RejectsUndefined.apply, (x,), check_undefined_grad=False
-    )
+    assert isinstance(info.value.__cause__, RuntimeError) and str(info.value.__cause__) == "no gradient"
+    assert ng.autograd.gradcheck(fns(ng).RejectsUndefined.apply, (x,), check_undefined_grad=False)
 
     with (
         pytest.warns(UserWarning, match="^Backwards compatibility"),
@@ -417,13 +383,9 @@ def test_undefined_grad_is_checked_one_output_at_a_time(ng):
 def test_function_without_differentiable_outputs(ng):
     error = gradcheck_module(ng).GradcheckError
     x = f64(ng, X)
-    with pytest.raises(
-        error, match="^Numerical gradient for function expected to be zero$"
-    ):
+    with pytest.raises(error, match="^Numerical gradient for function expected to be zero$"):
         ng.autograd.gradcheck(lambda t: t.detach() * 2, (x,))
-    with pytest.raises(
-        error, match="^Numerical gradient for function expected to be zero$"
-    ):
+    with pytest.raises(error, match="^Numerical gradient for function expected to be zero$"):
         ng.autograd.gradcheck(lambda t: t.detach() * 2, (x,), fast_mode=True)
     # A constant is fine.
     assert ng.autograd.gradcheck(lambda t: (t * 0).detach(), (x,))
@@ -431,12 +393,8 @@ def test_function_without_differentiable_outputs(ng):
 
 def test_single_precision_inputs_warn(ng):
     x = ng.tensor([1.0, 2.0], requires_grad=True)
-    with pytest.warns(
-        UserWarning, match=r"^Input #0 requires gradient and is not a double precision"
-    ):
-        assert ng.autograd.gradcheck(
-            lambda t: t * 2, (x,), eps=1e-3, atol=1e-2, rtol=1e-2
-        )
+    with pytest.warns(UserWarning, match=r"^Input #0 requires gradient and is not a double precision"):
+        assert ng.autograd.gradcheck(lambda t: t * 2, (x,), eps=1e-3, atol=1e-2, rtol=1e-2)
 
 
 def test_invalid_inputs_are_rejected(ng):
@@ -446,9 +404,7 @@ def test_invalid_inputs_are_rejected(ng):
     ):
         ng.autograd.gradcheck(lambda t: t * 2, (f64(ng, X, requires_grad=False),))
     expanded = f64(ng, [1.0]).expand(3)
-    with pytest.raises(
-        RuntimeError, match="^The 0th input has a dimension with stride 0"
-    ):
+    with pytest.raises(RuntimeError, match="^The 0th input has a dimension with stride 0"):
         ng.autograd.gradcheck(lambda t: t * 2, (expanded,))
 
 
@@ -464,13 +420,9 @@ def test_output_shape_must_not_depend_on_the_perturbation(ng):
 
 def test_inconsistent_flags_are_assertion_errors(ng):
     x = f64(ng, X)
-    with pytest.raises(
-        AssertionError, match="at least one of check_forward_ad or check_backward_ad"
-    ):
+    with pytest.raises(AssertionError, match="at least one of check_forward_ad or check_backward_ad"):
         ng.autograd.gradcheck(lambda t: t, (x,), check_backward_ad=False)
-    with pytest.raises(
-        AssertionError, match="check_batched_grad=True requires check_backward_ad"
-    ):
+    with pytest.raises(AssertionError, match="check_batched_grad=True requires check_backward_ad"):
         ng.autograd.gradcheck(
             lambda t: t,
             (x,),
@@ -478,12 +430,8 @@ def test_inconsistent_flags_are_assertion_errors(ng):
             check_backward_ad=False,
             check_forward_ad=True,
         )
-    with pytest.raises(
-        AssertionError, match="check_undefined_grad=True requires check_rev_over_rev"
-    ):
-        ng.autograd.gradgradcheck(
-            lambda t: t, (x,), check_rev_over_rev=False, check_fwd_over_rev=True
-        )
+    with pytest.raises(AssertionError, match="check_undefined_grad=True requires check_rev_over_rev"):
+        ng.autograd.gradgradcheck(lambda t: t, (x,), check_rev_over_rev=False, check_fwd_over_rev=True)
 
 
 @pytest.mark.skipif(AGAINST_TORCH, reason="torch has forward AD and vmap")
@@ -497,9 +445,7 @@ def test_inconsistent_flags_are_assertion_errors(ng):
     ids=["batched", "forward", "batched-forward"],
 )
 def test_checks_needing_vmap_or_forward_ad_say_so(ng, flags):
-    with pytest.raises(
-        NotImplementedError, match=f"gradcheck\\({next(iter(flags))}=True\\) needs"
-    ):
+    with pytest.raises(NotImplementedError, match=f"gradcheck\\({next(iter(flags))}=True\\) needs"):
         ng.autograd.gradcheck(lambda t: t.sin(), (f64(ng, X),), **flags)
 
 
@@ -510,14 +456,10 @@ def test_deprecated_jacobian_helpers(ng):
         FutureWarning,
         match="`get_numerical_jacobian` was part of PyTorch's private API",
     ):
-        (jac,) = module.get_numerical_jacobian(
-            lambda inputs: inputs[0] ** 2, (x,), eps=1e-6
-        )
+        (jac,) = module.get_numerical_jacobian(lambda inputs: inputs[0] ** 2, (x,), eps=1e-6)
     assert np.allclose(jac.tolist(), [[2.0, 0.0], [0.0, 4.0]])
     with pytest.warns(FutureWarning, match="`get_analytical_jacobian` was part"):
-        jacobians, reentrant, sizes_ok, types_ok = module.get_analytical_jacobian(
-            (x,), x**2
-        )
+        jacobians, reentrant, sizes_ok, types_ok = module.get_analytical_jacobian((x,), x**2)
     assert jacobians[0].tolist() == [[2.0, 0.0], [0.0, 4.0]]
     assert (reentrant, sizes_ok, types_ok) == (True, True, True)
 
@@ -530,15 +472,9 @@ def test_gradgradcheck_passes_on_correct_second_derivatives(ng, fast_mode):
     ng.manual_seed(0)
     a = f64(ng, [[1.0, 2.0], [3.0, -4.0]])
     b = f64(ng, [0.5, -1.5])
-    assert ng.autograd.gradgradcheck(
-        lambda x, y: (x * y).tanh(), (a, b), fast_mode=fast_mode
-    )
-    assert ng.autograd.gradgradcheck(
-        fns(ng).Cube.apply, (f64(ng, X),), fast_mode=fast_mode
-    )
-    assert ng.autograd.gradgradcheck(
-        lambda x: x.exp().sum(), (f64(ng, X),), gen_non_contig_grad_outputs=True
-    )
+    assert ng.autograd.gradgradcheck(lambda x, y: (x * y).tanh(), (a, b), fast_mode=fast_mode)
+    assert ng.autograd.gradgradcheck(fns(ng).Cube.apply, (f64(ng, X),), fast_mode=fast_mode)
+    assert ng.autograd.gradgradcheck(lambda x: x.exp().sum(), (f64(ng, X),), gen_non_contig_grad_outputs=True)
 
 
 def test_gradgradcheck_catches_a_wrong_double_backward(ng):
@@ -557,9 +493,7 @@ def test_gradgradcheck_catches_a_wrong_double_backward(ng):
         "analytical:tensor([[ 4.,  0.],\n"
         "        [-0., -4.]], dtype=torch.float64)\n"
     )
-    assert (
-        ng.autograd.gradgradcheck(fn, (x,), (grad_out,), raise_exception=False) is False
-    )
+    assert ng.autograd.gradgradcheck(fn, (x,), (grad_out,), raise_exception=False) is False
 
 
 def test_gradgradcheck_of_a_once_differentiable_backward(ng):
@@ -567,9 +501,7 @@ def test_gradgradcheck_of_a_once_differentiable_backward(ng):
     # autograd knows: the analytical second derivative is zero. (The error node that
     # once_differentiable attaches has no inputs, so backward never runs it.)
     error = gradcheck_module(ng).GradcheckError
-    with pytest.raises(
-        error, match=r"^Jacobian mismatch for output 0 with respect to input 0,\n"
-    ) as info:
+    with pytest.raises(error, match=r"^Jacobian mismatch for output 0 with respect to input 0,\n") as info:
         ng.autograd.gradgradcheck(fns(ng).SquareOnce.apply, (f64(ng, X),))
     assert str(info.value).endswith(
         "analytical:tensor([[0., 0., 0.],\n        [0., 0., 0.],\n        [0., 0., 0.]], dtype=torch.float64)\n"

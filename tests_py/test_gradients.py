@@ -16,9 +16,7 @@ OPS = [pytest.param(op, id=op.id) for op in op_specs.ALL]
 
 def _cotangent(op_id, shape):
     """A fixed random weighting of the output, so every output element matters."""
-    return np.random.default_rng(zlib.crc32(op_id.encode()) + 1).uniform(
-        -1.0, 1.0, shape
-    )
+    return np.random.default_rng(zlib.crc32(op_id.encode()) + 1).uniform(-1.0, 1.0, shape)
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -44,9 +42,7 @@ def test_float32_gradients_are_float32_and_agree_with_float64(ng, op):
         inputs = op.tensors(ng, dtype, requires_grad=op.grad_mask)
         out = op.fn(ng, *inputs)
         weights = _cotangent(op.id, tuple(out.shape)).astype(dtype)
-        grads[dtype] = ng.autograd.grad(
-            out, [x for x in inputs if x.requires_grad], from_np(ng, weights)
-        )
+        grads[dtype] = ng.autograd.grad(out, [x for x in inputs if x.requires_grad], from_np(ng, weights))
     for g32, g64 in zip(grads[np.float32], grads[np.float64]):
         assert dtype_name(g32.dtype) == "float32"
         assert_close(g32, to_np(g64).astype(np.float32), rtol=1e-4, atol=1e-5)

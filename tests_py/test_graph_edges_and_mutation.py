@@ -80,8 +80,7 @@ def test_get_gradient_edge_of_leaf_is_its_accumulator(ng):
 def test_get_gradient_edge_requires_grad(ng):
     with pytest.raises(
         RuntimeError,
-        match="It is not possible to get the gradient edge for a Tensor that does not "
-        "require gradients",
+        match="It is not possible to get the gradient edge for a Tensor that does not require gradients",
     ):
         ng.autograd.graph.get_gradient_edge(ng.ones(2))
 
@@ -94,12 +93,8 @@ def _edges_as_inputs_and_outputs(lib):
     r = {}
     r["grad wrt non-leaf edge"] = lib.autograd.grad(z, gge(y), retain_graph=True)
     r["grad wrt edges"] = lib.autograd.grad(z, [gge(y), gge(x)], retain_graph=True)
-    r["grad wrt built edge"] = lib.autograd.grad(
-        z, lib.autograd.graph.GradientEdge(y.grad_fn, 0), retain_graph=True
-    )
-    r["output edge with grad_outputs"] = lib.autograd.grad(
-        [gge(y)], [x], grad_outputs=[lib.ones(3)], retain_graph=True
-    )
+    r["grad wrt built edge"] = lib.autograd.grad(z, lib.autograd.graph.GradientEdge(y.grad_fn, 0), retain_graph=True)
+    r["output edge with grad_outputs"] = lib.autograd.grad([gge(y)], [x], grad_outputs=[lib.ones(3)], retain_graph=True)
     r["scalar output edge"] = lib.autograd.grad(gge(z), [gge(x)], retain_graph=True)
     z.backward(inputs=[gge(x)], retain_graph=True)
     r["backward inputs=leaf edge"] = x.grad
@@ -117,12 +112,8 @@ def test_edges_as_inputs_and_outputs_match_torch(ng):
     assert list(got) == list(expected)
     for key in expected:
         assert same_value(got[key], expected[key]), key
-    np.testing.assert_allclose(
-        to_np(got["grad wrt edges"][1]), 2 * np.cos(X), rtol=1e-6
-    )
-    np.testing.assert_allclose(
-        to_np(got["backward inputs=leaf edge"]), 2 * np.cos(X), rtol=1e-6
-    )
+    np.testing.assert_allclose(to_np(got["grad wrt edges"][1]), 2 * np.cos(X), rtol=1e-6)
+    np.testing.assert_allclose(to_np(got["backward inputs=leaf edge"]), 2 * np.cos(X), rtol=1e-6)
 
 
 def test_bad_input_type_message(ng):
@@ -137,9 +128,7 @@ def test_bad_input_type_message(ng):
 def test_grad_with_edge_output_needs_scalar_or_grad_outputs(ng):
     x = from_np(ng, X, requires_grad=True)
     y = x.sin()
-    with pytest.raises(
-        RuntimeError, match="grad can be implicitly created only for scalar outputs"
-    ):
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
         ng.autograd.grad(ng.autograd.graph.get_gradient_edge(y), x)
 
 
@@ -172,8 +161,7 @@ def test_increment_version_makes_backward_detect_modification(ng):
     ng.autograd.graph.increment_version(a)
     with pytest.raises(
         RuntimeError,
-        match="one of the variables needed for gradient computation has been modified by an "
-        "inplace operation",
+        match="one of the variables needed for gradient computation has been modified by an inplace operation",
     ):
         y.sum().backward()
 
@@ -189,9 +177,7 @@ MUTATIONS = {
         np.cos(X),
     ),
     "leaf mutated under no_grad": (
-        lambda lib, x: _then(
-            x, lambda a: (a.pow(2).sum(), _no_grad(lib, lambda: a.mul_(2)))
-        ),
+        lambda lib, x: _then(x, lambda a: (a.pow(2).sum(), _no_grad(lib, lambda: a.mul_(2)))),
         2 * X,
     ),
     "no-grad tensor mutated": (
@@ -214,9 +200,7 @@ MUTATIONS = {
         np.cos(X),
     ),
     "setitem on the saved tensor": (
-        lambda lib, x: _then(
-            x.clone(), lambda a: (a.sin().sum(), a.__setitem__(slice(0, 2), 9.0))
-        ),
+        lambda lib, x: _then(x.clone(), lambda a: (a.sin().sum(), a.__setitem__(slice(0, 2), 9.0))),
         np.cos(X),
     ),
     "saved view, base mutated": (
@@ -224,9 +208,7 @@ MUTATIONS = {
         np.array([np.cos(0.5), np.cos(1.0), 0.0]),
     ),
     "zero_ then add_": (
-        lambda lib, x: _then(
-            x.clone(), lambda a: (a.sin().sum(), a.zero_(), a.add_(1))
-        ),
+        lambda lib, x: _then(x.clone(), lambda a: (a.sin().sum(), a.zero_(), a.add_(1))),
         np.cos(X),
     ),
 }

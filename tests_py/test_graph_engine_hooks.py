@@ -63,9 +63,7 @@ def _callback_order(lib):
     for name, t in (("z", z), ("y", y), ("x", x)):
         t.register_hook(lambda g, name=name: ev.append(f"tensor hook of {name}"))
     y.grad_fn.register_hook(lambda gi, go: ev.append("post-hook of SinBackward0"))
-    x.register_post_accumulate_grad_hook(
-        lambda p: ev.append("post-accumulate hook of x")
-    )
+    x.register_post_accumulate_grad_hook(lambda p: ev.append("post-accumulate hook of x"))
     out.backward()
     ev.append("backward returned")
     return ev
@@ -111,9 +109,7 @@ def test_callback_grad_mode_is_create_graph(ng, create_graph):
     modes = []
     x = ng.tensor([1.0, 2.0], requires_grad=True)
     y = x * x
-    y.register_hook(
-        lambda g: queue_callback(ng, lambda: modes.append(ng.is_grad_enabled()))
-    )
+    y.register_hook(lambda g: queue_callback(ng, lambda: modes.append(ng.is_grad_enabled())))
     ng.autograd.grad(y.sum(), x, create_graph=create_graph)
     assert modes == [create_graph]
 
@@ -163,26 +159,12 @@ def test_current_autograd_node(ng):
     y = x.sin()
     z = y.exp()
     for node in (z.grad_fn, y.grad_fn):
-        node.register_prehook(
-            lambda go, node=node: seen.append(
-                ("pre", ng._C._current_autograd_node() is node)
-            )
-        )
-        node.register_hook(
-            lambda gi, go, node=node: seen.append(
-                ("post", ng._C._current_autograd_node() is node)
-            )
-        )
-    y.register_hook(
-        lambda g: seen.append(("y hook", ng._C._current_autograd_node() is y.grad_fn))
-    )
+        node.register_prehook(lambda go, node=node: seen.append(("pre", ng._C._current_autograd_node() is node)))
+        node.register_hook(lambda gi, go, node=node: seen.append(("post", ng._C._current_autograd_node() is node)))
+    y.register_hook(lambda g: seen.append(("y hook", ng._C._current_autograd_node() is y.grad_fn)))
     acc = y.grad_fn.next_functions[0][0]
-    x.register_hook(
-        lambda g: seen.append(("x hook", ng._C._current_autograd_node() is acc))
-    )
-    x.register_post_accumulate_grad_hook(
-        lambda p: seen.append(("post-acc", ng._C._current_autograd_node() is acc))
-    )
+    x.register_hook(lambda g: seen.append(("x hook", ng._C._current_autograd_node() is acc)))
+    x.register_post_accumulate_grad_hook(lambda p: seen.append(("post-acc", ng._C._current_autograd_node() is acc)))
     z.sum().backward()
     assert seen == [
         ("pre", True),
@@ -201,9 +183,7 @@ def test_current_autograd_node(ng):
 
 
 NODE_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-fA-F]+>")
-LOG_LINE = re.compile(
-    r"^Executing: <(?:[\w.]+\.)?\w+ object at 0x[0-9a-fA-F]+> with grad_outputs: \[.*\]$"
-)
+LOG_LINE = re.compile(r"^Executing: <(?:[\w.]+\.)?\w+ object at 0x[0-9a-fA-F]+> with grad_outputs: \[.*\]$")
 
 
 def _logged_backward(lib, caplog):
@@ -392,9 +372,7 @@ EXAMPLES = {
         "Unpacking tensor([1., 1., 1., 1., 1.])\n"
     ),
     example_save_on_cpu: "tensor([30., 96.]) tensor([ 5., 24.]) tensor([ 3., 16.])\n",
-    example_disable_saved_tensors_hooks: (
-        "RuntimeError: saved tensors default hooks are disabled\n"
-    ),
+    example_disable_saved_tensors_hooks: ("RuntimeError: saved tensors default hooks are disabled\n"),
     example_register_multi_grad_hook: "[True, True, True, False]\n[True, False, True, False]\n",
     example_allow_mutation_on_saved_tensors: (
         "tensor([[0.8415, 0.8415, 0.8415],\n"
@@ -405,9 +383,7 @@ EXAMPLES = {
 }
 
 
-@pytest.mark.parametrize(
-    "example", list(EXAMPLES), ids=lambda f: f.__name__[len("example_") :]
-)
+@pytest.mark.parametrize("example", list(EXAMPLES), ids=lambda f: f.__name__[len("example_") :])
 def test_docstring_example(ng, torch_ref, capsys, example):
     example(ng)
     got = capsys.readouterr().out
@@ -467,16 +443,12 @@ def _stacktrace_preservation(lib):
     def get_prehook(stack_, seq_nr):
         def prehook(grad_output):
             if not state["callback_set"]:
-                lib.autograd.variable.Variable._execution_engine.queue_callback(
-                    get_callback(list(state["stack"]))
-                )
+                lib.autograd.variable.Variable._execution_engine.queue_callback(get_callback(list(state["stack"])))
                 state["callback_set"] = True
             state["stack"] = stack_
             state["seq_nr"] = seq_nr
             node = lib._C._current_autograd_node()
-            events.append(
-                ("pre", node.name(), list(stack_), rank[node], len(grad_output))
-            )
+            events.append(("pre", node.name(), list(stack_), rank[node], len(grad_output)))
 
         return prehook
 
@@ -498,9 +470,7 @@ def _stacktrace_preservation(lib):
 
     out.backward()
     events.append(("after", state["stack"], state["callback_set"], state["seq_nr"]))
-    metadata_kept = all(
-        n.metadata["traceback_"] == [f"forward of {n.name()}"] for n in nodes
-    )
+    metadata_kept = all(n.metadata["traceback_"] == [f"forward of {n.name()}"] for n in nodes)
     return bfs, events, metadata_kept, to_np(x.grad).tolist(), to_np(w.grad).tolist()
 
 
@@ -525,12 +495,8 @@ def test_stacktrace_preservation_pattern_matches_torch(ng):
     # every node got exactly one pre-hook and one post-hook call, pre before post
     kinds = [e[0] for e in events]
     assert kinds.count("pre") == kinds.count("post") == len(bfs)
-    assert [e[1] for e in events if e[0] == "pre"] == [
-        e[1] for e in events if e[0] == "post"
-    ]
-    assert all(
-        events[i][0] == "pre" and events[i + 1][0] == "post" for i in range(0, 14, 2)
-    )
+    assert [e[1] for e in events if e[0] == "pre"] == [e[1] for e in events if e[0] == "post"]
+    assert all(events[i][0] == "pre" and events[i + 1][0] == "post" for i in range(0, 14, 2))
     # the callback was queued once, ran after every node and restored the outer stack
     assert events[-2] == (
         "callback",

@@ -48,25 +48,15 @@ def _hook_order_program(lib):
     node = t.grad_fn
     acc = node.next_functions[0][0]
     # registered in an order unrelated to the execution order on purpose
-    acc.register_hook(
-        lambda gi, go: ev.append(f"AccumulateGrad post-hook {len(gi)} {len(go)}")
-    )
+    acc.register_hook(lambda gi, go: ev.append(f"AccumulateGrad post-hook {len(gi)} {len(go)}"))
     node.register_hook(lambda gi, go: ev.append("node post-hook"))
     x.register_post_accumulate_grad_hook(
-        lambda p: ev.append(
-            f"post-accumulate hook (is x: {p is x}, grad: {to_np(p.grad).tolist()})"
-        )
+        lambda p: ev.append(f"post-accumulate hook (is x: {p is x}, grad: {to_np(p.grad).tolist()})")
     )
-    node.register_prehook(
-        lambda go: ev.append(f"node pre-hook (t.grad: {to_np(t.grad).tolist()})")
-    )
-    acc.register_prehook(
-        lambda go: ev.append(f"AccumulateGrad pre-hook (x.grad: {x.grad})")
-    )
+    node.register_prehook(lambda go: ev.append(f"node pre-hook (t.grad: {to_np(t.grad).tolist()})"))
+    acc.register_prehook(lambda go: ev.append(f"AccumulateGrad pre-hook (x.grad: {x.grad})"))
     t.retain_grad()
-    t.register_hook(
-        lambda g: ev.append(f"tensor hook on t (t.grad: {t.grad})") or g * 10
-    )
+    t.register_hook(lambda g: ev.append(f"tensor hook on t (t.grad: {t.grad})") or g * 10)
     x.register_hook(lambda g: ev.append(f"tensor hook on x (x.grad: {x.grad})"))
     (t * 3).sum().backward()
     ev.append(f"done x.grad={to_np(x.grad).tolist()} t.grad={to_np(t.grad).tolist()}")
@@ -226,9 +216,7 @@ def test_retain_grad_on_leaf_is_a_no_op(ng):
 
 
 def test_retain_grad_requires_grad(ng):
-    with pytest.raises(
-        RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"
-    ):
+    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
         ng.ones(2).retain_grad()
 
 
@@ -240,9 +228,7 @@ def test_node_prehook_replaces_grad_outputs(ng, xy):
     x, _c, y, out = xy
     seen = []
     y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
-    y.grad_fn.register_prehook(
-        lambda go: seen.append((type(go).__name__, to_np(go[0]).tolist()))
-    )
+    y.grad_fn.register_prehook(lambda go: seen.append((type(go).__name__, to_np(go[0]).tolist())))
     out.backward()
     assert seen == [("tuple", [2.0, 2.0, 2.0])]
     assert_close(x.grad, 2 * C)
@@ -301,11 +287,7 @@ def _hook_grad_modes(lib, create_graph):
     modes = []
     y.register_hook(lambda g: modes.append(("tensor", lib.is_grad_enabled())))
     y.grad_fn.register_prehook(lambda go: modes.append(("pre", lib.is_grad_enabled())))
-    y.grad_fn.register_hook(
-        lambda gi, go: modes.append(
-            ("post", lib.is_grad_enabled(), gi[0].requires_grad)
-        )
-    )
+    y.grad_fn.register_hook(lambda gi, go: modes.append(("post", lib.is_grad_enabled(), gi[0].requires_grad)))
     lib.autograd.grad(y.sum(), x, create_graph=create_graph)
     return modes
 
@@ -346,19 +328,14 @@ ERROR_CASES = {
         "hook 'bad_size' has changed the size of value",
     ),
     "leaf tensor hook changes size": (
-        lambda lib, x, y: x.register_hook(
-            named("leaf_bad_size", lambda g: lib.ones(2, 2))
-        ),
+        lambda lib, x, y: x.register_hook(named("leaf_bad_size", lambda g: lib.ones(2, 2))),
         RuntimeError,
         "hook 'leaf_bad_size' has changed the size of value",
     ),
     "tensor hook changes dtype": (
         lambda lib, x, y: y.register_hook(lambda g: g.to(lib.float64)),
         RuntimeError,
-        (
-            "hook '<lambda>' has changed the type of value (was torch.FloatTensor got "
-            "torch.DoubleTensor)"
-        ),
+        ("hook '<lambda>' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)"),
     ),
     "tensor hook returns int": (
         lambda lib, x, y: y.register_hook(lambda g: 1),
@@ -381,16 +358,12 @@ ERROR_CASES = {
         "expected tuple, but hook returned 'list'",
     ),
     "node pre-hook returns two values": (
-        lambda lib, x, y: y.grad_fn.register_prehook(
-            named("two_values", lambda go: (go[0], go[0]))
-        ),
+        lambda lib, x, y: y.grad_fn.register_prehook(named("two_values", lambda go: (go[0], go[0]))),
         RuntimeError,
         "hook 'two_values' has returned an incorrect number of values (got 2, but expected 1)",
     ),
     "node post-hook returns one value": (
-        lambda lib, x, y: y.grad_fn.register_hook(
-            named("one_value", lambda gi, go: gi[:1])
-        ),
+        lambda lib, x, y: y.grad_fn.register_hook(named("one_value", lambda gi, go: gi[:1])),
         RuntimeError,
         "hook 'one_value' has returned an incorrect number of values (got 1, but expected 2)",
     ),
@@ -400,9 +373,7 @@ ERROR_CASES = {
         "can't replace a None gradient with a non-None value",
     ),
     "node pre-hook tuple item changes size": (
-        lambda lib, x, y: y.grad_fn.register_prehook(
-            named("tuple_item", lambda go: (lib.ones(5),))
-        ),
+        lambda lib, x, y: y.grad_fn.register_prehook(named("tuple_item", lambda go: (lib.ones(5),))),
         RuntimeError,
         "hook 'tuple_item' has changed the size of value",
     ),
@@ -432,9 +403,7 @@ def test_hook_errors_and_graph_survives(ng, xy, case):
 def test_post_accumulate_hook_gets_the_leaf_after_grad_is_written(ng, xy):
     x, _c, _y, out = xy
     seen = []
-    x.register_post_accumulate_grad_hook(
-        lambda p: seen.append((p is x, to_np(p.grad).tolist()))
-    )
+    x.register_post_accumulate_grad_hook(lambda p: seen.append((p is x, to_np(p.grad).tolist())))
     out.backward(retain_graph=True)
     out.backward()
     assert seen == [(True, C.tolist()), (True, (2 * C).tolist())]
@@ -543,9 +512,7 @@ def test_handle_remove_is_idempotent(ng, xy, kind):
         "leaf": lambda: x.register_hook(lambda g: calls.append(kind)),
         "pre": lambda: y.grad_fn.register_prehook(lambda go: calls.append(kind)),
         "post": lambda: y.grad_fn.register_hook(lambda gi, go: calls.append(kind)),
-        "post_acc": lambda: x.register_post_accumulate_grad_hook(
-            lambda p: calls.append(kind)
-        ),
+        "post_acc": lambda: x.register_post_accumulate_grad_hook(lambda p: calls.append(kind)),
     }[kind]
     handle = register()
     out.backward(retain_graph=True)

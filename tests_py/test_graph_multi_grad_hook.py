@@ -30,9 +30,7 @@ def _all_mode_runs(lib):
     c = a * b
     d = a * b
     calls = []
-    handle = lib.autograd.graph.register_multi_grad_hook(
-        (a, b, c, d), lambda grads: calls.append(describe(grads))
-    )
+    handle = lib.autograd.graph.register_multi_grad_hook((a, b, c, d), lambda grads: calls.append(describe(grads)))
     runs = {}
 
     def run(name, fn):
@@ -72,9 +70,7 @@ def test_all_mode_matches_torch(ng):
 def test_all_mode_called_once_per_backward_with_retain_graph(ng, abcd):
     _a, _b, c, d = abcd
     calls = []
-    ng.autograd.graph.register_multi_grad_hook(
-        (c, d), lambda grads: calls.append(describe(grads))
-    )
+    ng.autograd.graph.register_multi_grad_hook((c, d), lambda grads: calls.append(describe(grads)))
     out = (c * 2 + d).sum()
     for _ in range(3):
         out.backward(retain_graph=True)
@@ -113,9 +109,7 @@ def test_all_mode_under_grad_with_leaf_tensors_works(ng, abcd):
     # is not needed for the requested inputs.
     a, b, c, _d = abcd
     calls = []
-    ng.autograd.graph.register_multi_grad_hook(
-        (a, b), lambda grads: calls.append(describe(grads))
-    )
+    ng.autograd.graph.register_multi_grad_hook((a, b), lambda grads: calls.append(describe(grads)))
     out = c.sum()
     ga, gb = ng.autograd.grad(out, (a, b), retain_graph=True)
     assert calls == [[[3.0, 4.0], [1.0, 2.0]]]
@@ -161,9 +155,7 @@ def test_any_mode_matches_torch(ng):
 def test_any_mode_leaf_tensors_under_grad(ng, abcd):
     a, b, c, _d = abcd
     calls = []
-    ng.autograd.graph.register_multi_grad_hook(
-        (a, b), lambda g: calls.append(to_np(g).tolist()), mode="any"
-    )
+    ng.autograd.graph.register_multi_grad_hook((a, b), lambda g: calls.append(to_np(g).tolist()), mode="any")
     ng.autograd.grad(c.sum(), (a, b))
     assert len(calls) == 1 and calls[0] in ([3.0, 4.0], [1.0, 2.0])
 
@@ -219,9 +211,7 @@ def test_nested_backward_has_its_own_graph_task_id(ng):
         ids.append(("outer", ng._C._current_graph_task_id()))
         with ng.enable_grad():
             z = (x * 5).sum()
-        z.grad_fn.register_prehook(
-            lambda go: ids.append(("inner", ng._C._current_graph_task_id()))
-        )
+        z.grad_fn.register_prehook(lambda go: ids.append(("inner", ng._C._current_graph_task_id())))
         ng.autograd.grad(z, x)
         ids.append(("outer again", ng._C._current_graph_task_id()))
 
@@ -254,9 +244,7 @@ def _will_execute(lib):
     results = []
 
     def probe(g):
-        results.append(
-            {k: lib._C._will_engine_execute_node(n) for k, n in nodes.items()}
-        )
+        results.append({k: lib._C._will_engine_execute_node(n) for k, n in nodes.items()})
 
     c.register_hook(probe)
     s.backward(retain_graph=True)

@@ -20,9 +20,7 @@ PACK_IN_PLACE = (
     "unexpected side-effects. Please open an issue if you need to perform in-place "
     "operations on the input to a pack hook."
 )
-UNPACK_NOT_TENSOR = (
-    "Output of saved tensor unpack_hook expected to be a Tensor but got result of type"
-)
+UNPACK_NOT_TENSOR = "Output of saved tensor unpack_hook expected to be a Tensor but got result of type"
 ALREADY_SET = (
     "Calling register_hooks on a saved tensor whose hooks have already been set. "
     "Hint: only one pair of hooks is allowed at a time."
@@ -34,10 +32,7 @@ FREED = (
     "need to access saved variables after calling backward."
 )
 NONE_VALUE = "Calling register_hooks on a saved tensor with value None is forbidden"
-VERSION_ERROR = (
-    "one of the variables needed for gradient computation has been modified by an "
-    "inplace operation"
-)
+VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace operation"
 
 
 def counting_hooks(log):
@@ -190,9 +185,7 @@ def _identity_facts(lib):
     # without hooks the original leaf object is returned, but never the output
     facts["no hooks: _saved_self is x"] = x.pow(2).grad_fn._saved_self is x
     e2 = x.exp()
-    facts["no hooks: _saved_result is not the output"] = (
-        e2.grad_fn._saved_result is not e2
-    )
+    facts["no hooks: _saved_result is not the output"] = e2.grad_fn._saved_result is not e2
     return facts
 
 
@@ -268,6 +261,7 @@ def test_numpy_round_trip_hooks_give_correct_gradients(ng):
             return ((x * y).sin() * x.exp() / y).sum()
 
         if with_hooks:
+
             def pack(t):
                 return np.array(t.detach().numpy(), copy=True)
 
@@ -488,9 +482,7 @@ def test_register_hooks_on_a_saved_tensor(ng):
         return p * 3
 
     assert raw.register_hooks(pack, unpack) is None
-    assert log == [
-        ("pack", False, False, None)
-    ]  # called at once, with a detached tensor
+    assert log == [("pack", False, False, None)]  # called at once, with a detached tensor
     assert_close(y.grad_fn._saved_self, 3 * X)
     y.sum().backward(retain_graph=True)
     y.sum().backward()
@@ -540,9 +532,7 @@ def test_register_hooks_after_freed(ng):
     with pytest.raises(RuntimeError) as info:
         raw.register_hooks(lambda t: t.clone(), lambda p: p)
     assert str(info.value) == FREED
-    with pytest.raises(
-        RuntimeError, match="Trying to backward through the graph a second time"
-    ):
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         _ = y.grad_fn._saved_self
 
 

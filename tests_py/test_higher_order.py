@@ -38,21 +38,14 @@ def _directions(op: op_specs.Op) -> list[np.ndarray]:
     """The fixed weighting ``v`` of each first gradient (zero for shape-only inputs)."""
     rng = _rng(op.id, 2)
     return [
-        rng.uniform(-1.0, 1.0, shape) if diff else np.zeros(shape)
-        for (shape, _), diff in zip(op.inputs, op.grad_mask)
+        rng.uniform(-1.0, 1.0, shape) if diff else np.zeros(shape) for (shape, _), diff in zip(op.inputs, op.grad_mask)
     ]
 
 
-def _first_grads(
-    lib_: Any, op: op_specs.Op, inputs: list[Any], weights: Any, create_graph: bool
-) -> list[Any]:
+def _first_grads(lib_: Any, op: op_specs.Op, inputs: list[Any], weights: Any, create_graph: bool) -> list[Any]:
     wrt = [x for x, diff in zip(inputs, op.grad_mask) if diff]
     out = op.fn(lib_, *inputs)
-    return list(
-        lib_.autograd.grad(
-            [out], wrt, grad_outputs=[weights], create_graph=create_graph
-        )
-    )
+    return list(lib_.autograd.grad([out], wrt, grad_outputs=[weights], create_graph=create_graph))
 
 
 def _dot(grads: list[Any], directions: list[np.ndarray], lib_: Any) -> Any:
@@ -64,9 +57,7 @@ def _dot(grads: list[Any], directions: list[np.ndarray], lib_: Any) -> Any:
     return total
 
 
-def numerical_gradgrad(
-    lib_: Any, op: op_specs.Op, arrays: list[np.ndarray], eps: float = EPS
-) -> list[np.ndarray]:
+def numerical_gradgrad(lib_: Any, op: op_specs.Op, arrays: list[np.ndarray], eps: float = EPS) -> list[np.ndarray]:
     """Central differences, w.r.t. each input, of ``sum_i <g_i(x), v_i>`` where ``g`` are
     the first gradients (computed by the library, without create_graph) of
     ``<op(x), w>`` for the op's fixed cotangent ``w``."""
@@ -108,14 +99,9 @@ def gradgrad(lib_: Any, op: op_specs.Op) -> tuple[list[np.ndarray], list[np.ndar
     assert all(g.requires_grad for g in grads)  # they depend on weights at least
     total = _dot(grads, directions, lib_)
     second = lib_.autograd.grad(total, wrt + [weights], allow_unused=True)
-    as_np = [
-        np.zeros(tuple(x.shape)) if s is None else _np(s) for x, s in zip(wrt, second)
-    ]
+    as_np = [np.zeros(tuple(x.shape)) if s is None else _np(s) for x, s in zip(wrt, second)]
     wrt_x = iter(as_np)
-    full = [
-        next(wrt_x) if d else np.zeros(tuple(x.shape))
-        for x, d in zip(inputs, op.grad_mask)
-    ]
+    full = [next(wrt_x) if d else np.zeros(tuple(x.shape)) for x, d in zip(inputs, op.grad_mask)]
     return full, [_np(second[-1])]
 
 
@@ -220,10 +206,7 @@ def test_mlp_hessian_vector_product_matches_finite_differences(ng):
     hvp = _hvp(ng)[4:]
 
     def grads_at(sign: float) -> list[np.ndarray]:
-        shifted = [
-            from_np(ng, to_np(p) + sign * EPS * v, requires_grad=True)
-            for p, v in zip(params, vs)
-        ]
+        shifted = [from_np(ng, to_np(p) + sign * EPS * v, requires_grad=True) for p, v in zip(params, vs)]
         return [to_np(g) for g in ng.autograd.grad(_mlp_loss(ng, shifted), shifted)]
 
     plus, minus = grads_at(1.0), grads_at(-1.0)
@@ -243,9 +226,7 @@ def test_mlp_hessian_is_symmetric(ng):
         rows.append([to_np(r) for r in row])
     for a, (ka, ia) in enumerate(flat):
         for b, (kb, ib) in enumerate(flat):
-            assert rows[a][kb][ib] == pytest.approx(
-                rows[b][ka][ia], rel=1e-10, abs=1e-12
-            )
+            assert rows[a][kb][ib] == pytest.approx(rows[b][ka][ia], rel=1e-10, abs=1e-12)
 
 
 # ----------------------------------------------------------------------------------

@@ -23,25 +23,17 @@ from oracle import (
     to_np,
 )
 
-DATA = np.array(
-    [0.3, -0.2, 0.7]
-)  # no zero (relu_), two inside and one above clamp_'s range
-LEAF_ERROR = (
-    "a leaf Variable that requires grad is being used in an in-place operation."
-)
+DATA = np.array([0.3, -0.2, 0.7])  # no zero (relu_), two inside and one above clamp_'s range
+LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 BACKWARD_TWICE = "Trying to backward through the graph a second time"
 
 
 @dataclass(frozen=True)
 class Inplace:
     id: str
-    fn: Callable[
-        [Any, Any], Any
-    ]  # fn(lib, t) modifies t in place and returns the result
+    fn: Callable[[Any, Any], Any]  # fn(lib, t) modifies t in place and returns the result
     ref: Callable[[np.ndarray], np.ndarray]  # the new value, computed with NumPy
-    node: (
-        str | None
-    )  # type(t.grad_fn).__name__ after the op on a non-leaf (None: not tested)
+    node: str | None  # type(t.grad_fn).__name__ after the op on a non-leaf (None: not tested)
     name: str | None = None  # t.grad_fn.name() when it differs from the type name
 
 
@@ -147,9 +139,7 @@ def test_inplace_on_leaf_that_requires_grad_is_an_error(ng, op):
 @pytest.mark.usefixtures("torch_ref")
 @pytest.mark.parametrize("op", ALL)
 def test_inplace_on_leaf_error_matches_torch(op):
-    assert_same_error(
-        lambda lib: op.fn(lib, from_np(lib, DATA, requires_grad=True)), key=LEAF_ERROR
-    )
+    assert_same_error(lambda lib: op.fn(lib, from_np(lib, DATA, requires_grad=True)), key=LEAF_ERROR)
 
 
 @pytest.mark.parametrize("op", ALL)
@@ -229,9 +219,7 @@ def test_augmented_assignment_keeps_the_same_object(ng):
             "[torch.FloatTensor [3]], which is output 0 of Tanh, is at version 1; expected version 0 instead.",
         ),
         (
-            lambda ng, x: (
-                x.to(ng.float64).reshape(3, 1).expand(3, 2).contiguous().exp().mul_(2)
-            ),
+            lambda ng, x: x.to(ng.float64).reshape(3, 1).expand(3, 2).contiguous().exp().mul_(2),
             "[torch.DoubleTensor [3, 2]], which is output 0 of Exp, is at version 1; expected version 0 instead.",
         ),
         (

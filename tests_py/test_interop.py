@@ -21,7 +21,8 @@ npgrad_only = pytest.mark.skipif(oracle.AGAINST_TORCH, reason="npgrad's document
 # torch 2.13's __array__ lacks NumPy 2's `copy` keyword (pytorch#136264), so NumPy
 # warns whenever it asks for a copy; npgrad takes the keyword (tested below).
 torch_copy_kw_warning = pytest.mark.filterwarnings(
-    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning")
+    "ignore:__array__ implementation doesn't accept a copy keyword:DeprecationWarning"
+)
 
 GRAD_EXPORT_MSG = "Can't export tensors that require gradient, use tensor.detach()"
 NUMPY_GRAD_MSG = "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."

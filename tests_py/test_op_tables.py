@@ -105,9 +105,7 @@ def test_inplace_form_double_backward(ng: Any, op: dict[str, Any]) -> None:
     np.testing.assert_allclose(to_np(gg), numeric, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    "op", [op for op in INPLACE if op["promotes_to_float"]], ids=lambda op: op["inplace"]
-)
+@pytest.mark.parametrize("op", [op for op in INPLACE if op["promotes_to_float"]], ids=lambda op: op["inplace"])
 def test_inplace_form_refuses_an_integer_tensor(ng: Any, op: dict[str, Any]) -> None:
     x = ng.tensor([1, 2])
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
@@ -117,5 +115,7 @@ def test_inplace_form_refuses_an_integer_tensor(ng: Any, op: dict[str, Any]) -> 
 
 @pytest.mark.parametrize("op", TABLE, ids=[op["name"] for op in TABLE])
 def test_function_and_method_refuse_none(ng: Any, op: dict[str, Any]) -> None:
-    with pytest.raises(TypeError, match=rf"{op['name']}\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"):
+    with pytest.raises(
+        TypeError, match=rf"{op['name']}\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"
+    ):
         getattr(ng, op["name"])(None)

@@ -123,16 +123,12 @@ def test_inputs_without_grad_record_nothing(ng, op):
 @pytest.mark.usefixtures("torch_ref")
 @pytest.mark.parametrize(("op", "mask"), OPS_AND_MASKS)
 def test_graph_matches_torch(op, mask):
-    got, expected = run_both(
-        lambda lib: graph_desc(op.fn(lib, *op.tensors(lib, requires_grad=mask)).grad_fn)
-    )
+    got, expected = run_both(lambda lib: graph_desc(op.fn(lib, *op.tensors(lib, requires_grad=mask)).grad_fn))
     assert got == expected
 
 
 @pytest.mark.usefixtures("torch_ref")
-@pytest.mark.parametrize(
-    ("op", "mask"), [p for p in OPS_AND_MASKS if p.values[0].saved]
-)
+@pytest.mark.parametrize(("op", "mask"), [p for p in OPS_AND_MASKS if p.values[0].saved])
 def test_saved_values_match_torch(op, mask):
     def saved(lib):
         node = op.fn(lib, *op.tensors(lib, requires_grad=mask)).grad_fn
@@ -170,9 +166,7 @@ def test_max_min_dim_return_values_and_indices(ng, name):
     assert values.requires_grad and not indices.requires_grad
     kept = getattr(ng, name)(x, 0, keepdim=True)
     assert tuple(kept.values.shape) == (1, 3) and tuple(kept.indices.shape) == (1, 3)
-    np.testing.assert_array_equal(
-        to_np(kept.indices), pick(data, axis=0, keepdims=True)
-    )
+    np.testing.assert_array_equal(to_np(kept.indices), pick(data, axis=0, keepdims=True))
 
 
 @pytest.mark.parametrize("name", ["max", "min"])
@@ -191,9 +185,7 @@ def test_softmax_normalises_along_dim(ng, fn, dim):
     probs = np.exp(out) if fn == "log_softmax" else out
     np.testing.assert_allclose(probs.sum(axis=dim), 1.0, rtol=1e-12)
     shifted = np.exp(data - data.max(axis=dim, keepdims=True))
-    np.testing.assert_allclose(
-        probs, shifted / shifted.sum(axis=dim, keepdims=True), rtol=1e-12
-    )
+    np.testing.assert_allclose(probs, shifted / shifted.sum(axis=dim, keepdims=True), rtol=1e-12)
 
 
 @pytest.mark.parametrize("op", [pytest.param(op, id=op.id) for op in op_specs.VIEWS])

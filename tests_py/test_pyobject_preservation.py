@@ -260,7 +260,9 @@ def test_finalizer_of_a_replaced_grad_may_use_its_leaf(ng):
         assert ran == [3.0], ran
         print("ok")
     """
-    out = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=child_env(), capture_output=True, text=True, timeout=60, check=False
+    )
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
 
 

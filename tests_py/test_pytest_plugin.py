@@ -37,17 +37,11 @@ def _plugin_args() -> list[str]:
 
 def run_inner(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:
     pytester.makepyfile(test_inner=source)
-    return pytester.runpytest(
-        *_plugin_args(), "-W", "error", "-p", "no:cacheprovider", *args
-    )
+    return pytester.runpytest(*_plugin_args(), "-W", "error", "-p", "no:cacheprovider", *args)
 
 
 def test_entry_point_is_declared_in_pyproject():
-    tomllib = (
-        pytest.importorskip("tomllib")
-        if sys.version_info >= (3, 11)
-        else pytest.importorskip("tomli")
-    )
+    tomllib = pytest.importorskip("tomllib") if sys.version_info >= (3, 11) else pytest.importorskip("tomli")
     with open(ROOT / "pyproject.toml", "rb") as f:
         project = tomllib.load(f)["project"]
     assert project["entry-points"]["pytest11"] == {"npgrad": "npgrad.pytest_plugin"}
@@ -55,9 +49,7 @@ def test_entry_point_is_declared_in_pyproject():
 
 def test_fixtures_are_listed(pytester):
     result = pytester.runpytest(*_plugin_args(), "--fixtures", "-p", "no:cacheprovider")
-    result.stdout.fnmatch_lines(
-        ["*executed_nodes*", "*saved_tensor_bytes*", "*gradcheck*"]
-    )
+    result.stdout.fnmatch_lines(["*executed_nodes*", "*saved_tensor_bytes*", "*gradcheck*"])
 
 
 EXECUTED_NODES_TESTS = """

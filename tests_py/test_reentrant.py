@@ -272,9 +272,7 @@ def test_nested_pass_has_its_own_graph_task_and_restores_the_outer_one(ng):
     assert ng._C._current_autograd_node() is None
 
 
-@pytest.mark.parametrize(
-    "depths", [(0,), (1,), (0, 1)], ids=["outer", "inner", "both"]
-)
+@pytest.mark.parametrize("depths", [(0,), (1,), (0, 1)], ids=["outer", "inner", "both"])
 def test_callbacks_queued_in_a_nested_pass_belong_to_it(ng, depths):
     """queue_callback targets the pass that is running: a callback queued inside the
     nested pass runs when the nested pass ends (before the outer backward call
@@ -590,9 +588,7 @@ def run_deep_script(depths):
     failed test instead of a crashed test session."""
     env = oracle.child_env()
     script = DEEP_SCRIPT.format(lib=LIB_NAME, depths=list(depths), against_torch=AGAINST_TORCH)
-    proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env
-    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env)
     assert proc.returncode == 0, (proc.returncode, proc.stderr[-2000:])
     return {int(k): v for k, v in json.loads(proc.stdout.strip().splitlines()[-1]).items()}
 

@@ -195,8 +195,7 @@ def test_independent_graphs_on_shared_leaves_sum_every_contribution(ng):
     env = oracle.child_env()
     script = SHARED_LEAVES_SCRIPT.format(lib=LIB_NAME, n=N_THREADS, reps=reps)
     try:
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                              timeout=TIMEOUT, env=env)
+        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         pytest.fail(f"deadlock: {N_THREADS} threads did not finish within {TIMEOUT} s")
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -347,8 +346,7 @@ def test_multi_grad_hook_all_counts_each_pass_separately(ng):
 
     def fn(grads):
         with lock:
-            calls[threading.get_ident()].append(
-                tuple(None if g is None else float(g[0]) for g in grads))
+            calls[threading.get_ident()].append(tuple(None if g is None else float(g[0]) for g in grads))
 
     handle = ng.autograd.graph.register_multi_grad_hook((a, b, c), fn)
     outs = [
@@ -411,6 +409,7 @@ def test_grad_mode_of_one_thread_does_not_leak_into_another_while_both_run(ng):
 def test_no_grad_in_main_thread_does_not_reach_a_thread_started_inside_it(ng):
     seen = []
     with ng.no_grad():
+
         def work(i, barrier):
             x = ng.ones(2, requires_grad=True)
             seen.append((x * 2).requires_grad)

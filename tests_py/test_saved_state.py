@@ -130,9 +130,7 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "StackBackward0": lambda lib, a, b, v: lib.stack([a, b], 1),
     "IndexBackward0": lambda lib, a, b, v: a[_index(lib)],
     "IndexPutImplBackward0": lambda lib, a, b, v: _grad(lib, a[_index(lib)], a),
-    "IndexPutBackward0": lambda lib, a, b, v: _inplace_on_clone(
-        lib, a, lambda c: c.__setitem__(_index(lib), b)
-    ),
+    "IndexPutBackward0": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.__setitem__(_index(lib), b)),
     "CopyBackwards": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.copy_(b)),
     "CopySlices": lambda lib, a, b, v: _copy_slices(lib, a),
     "FillBackward3": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.fill_(v[0])),
@@ -178,9 +176,7 @@ def _find_node(root: Any, name: str) -> Any:
 
 
 def _is_saved_tensor_state(value: Any) -> bool:
-    return is_tensor(value) or (
-        isinstance(value, tuple) and any(is_tensor(x) for x in value)
-    )
+    return is_tensor(value) or (isinstance(value, tuple) and any(is_tensor(x) for x in value))
 
 
 def test_every_node_type_has_a_program(ng):

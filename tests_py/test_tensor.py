@@ -43,9 +43,7 @@ FACTORIES = [  # (expression, shape, dtype, values)
 # fmt: on
 
 
-@pytest.mark.parametrize(
-    ("expr", "shape", "dtype", "values"), FACTORIES, ids=[f[0] for f in FACTORIES]
-)
+@pytest.mark.parametrize(("expr", "shape", "dtype", "values"), FACTORIES, ids=[f[0] for f in FACTORIES])
 def test_factory_shape_dtype_values(ng, expr, shape, dtype, values):
     t = eval(expr, {"ng": ng})
     assert tuple(t.shape) == shape
@@ -194,9 +192,7 @@ def test_numpy_shares_memory_both_ways(ng):
 
 def test_numpy_of_tensor_requiring_grad_is_an_error(ng):
     x = ng.ones(2, requires_grad=True)
-    with pytest.raises(
-        RuntimeError, match=re.escape("Can't call numpy() on Tensor that requires grad")
-    ):
+    with pytest.raises(RuntimeError, match=re.escape("Can't call numpy() on Tensor that requires grad")):
         x.numpy()
     assert x.detach().numpy().tolist() == [1.0, 1.0]
     assert_same_error(lambda lib: lib.ones(2, requires_grad=True).numpy())
@@ -285,9 +281,7 @@ def test_item(ng, build, expected, kind):
 
 
 def test_item_of_several_elements_is_an_error(ng):
-    with pytest.raises(
-        RuntimeError, match="a Tensor with 3 elements cannot be converted to Scalar"
-    ):
+    with pytest.raises(RuntimeError, match="a Tensor with 3 elements cannot be converted to Scalar"):
         ng.ones(3).item()
 
 
@@ -331,9 +325,7 @@ def test_requires_grad_on_int_tensor_is_an_error(ng):
 
 def test_requires_grad_of_non_leaf_cannot_be_changed(ng):
     y = ng.ones(2, requires_grad=True) * 2
-    with pytest.raises(
-        RuntimeError, match="you can only change requires_grad flags of leaf variables."
-    ):
+    with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables."):
         y.requires_grad = False
 
     def setter(lib):
@@ -377,9 +369,7 @@ def test_grad_setter_rejects_wrong_size(ng):
     x = ng.ones(3, requires_grad=True)
     with pytest.raises(
         RuntimeError,
-        match=re.escape(
-            "attempting to assign a gradient of size '[2]' to a tensor of size '[3]'"
-        ),
+        match=re.escape("attempting to assign a gradient of size '[2]' to a tensor of size '[3]'"),
     ):
         x.grad = ng.ones(2)
     assert x.grad is None
@@ -398,9 +388,7 @@ def test_grad_setter_rejects_itself(ng):
 
 def test_grad_setter_rejects_other_dtype(ng):
     x = ng.ones(3, requires_grad=True)
-    with pytest.raises(
-        RuntimeError, match="attempting to assign a gradient with dtype"
-    ):
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype"):
         x.grad = ng.ones(3, dtype=ng.float64)
 
 
@@ -436,9 +424,7 @@ def test_retain_grad(ng):
 
 
 def test_retain_grad_without_grad_is_an_error(ng):
-    with pytest.raises(
-        RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"
-    ):
+    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has requires_grad=False"):
         ng.ones(2).retain_grad()
 
 

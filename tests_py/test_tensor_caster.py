@@ -41,6 +41,4 @@ def test_identity_and_preserved_objects_round_trip():
     assert w() is not None and w().tag == "kept"
     assert y.grad_fn._saved_self is w()
     y.sum().backward()
-    np.testing.assert_allclose(
-        w().grad.numpy(), np.cos(np.ones(3, np.float32)), rtol=1e-6
-    )
+    np.testing.assert_allclose(w().grad.numpy(), np.cos(np.ones(3, np.float32)), rtol=1e-6)

@@ -379,9 +379,7 @@ def test_signature_is_torchs(ng, torch_ref):
         ]
 
 
-@pytest.mark.parametrize(
-    ("dtype_name", "rtol", "atol"), [("float32", 1.3e-6, 1e-5), ("float64", 1e-7, 1e-7)]
-)
+@pytest.mark.parametrize(("dtype_name", "rtol", "atol"), [("float32", 1.3e-6, 1e-5), ("float64", 1e-7, 1e-7)])
 def test_default_tolerances_per_dtype(ng, dtype_name, rtol, atol):
     dtype = getattr(ng, dtype_name)
     base = 1000.0
@@ -389,9 +387,7 @@ def test_default_tolerances_per_dtype(ng, dtype_name, rtol, atol):
     expected = T(ng, [base], dtype)
     # Just inside, then clearly outside, the default allowance for the dtype.
     ng.testing.assert_close(T(ng, [base + 0.5 * allowed], dtype), expected)
-    with pytest.raises(
-        AssertionError, match=rf"\(up to {atol} allowed\)\n.*\(up to {rtol} allowed\)$"
-    ):
+    with pytest.raises(AssertionError, match=rf"\(up to {atol} allowed\)\n.*\(up to {rtol} allowed\)$"):
         ng.testing.assert_close(T(ng, [base + 4 * allowed], dtype), expected)
     # Mixed dtypes use the looser of the two.
     ng.testing.assert_close(
@@ -406,9 +402,7 @@ def test_the_first_failure_wins_and_origination_errors_come_first(ng):
     with pytest.raises(TypeError, match="No comparison pair"):
         ng.testing.assert_close([T(ng, [1.0]), "x"], [T(ng, [2.0]), "x"])
     with pytest.raises(AssertionError, match=r"item \[0\]$"):
-        ng.testing.assert_close(
-            [T(ng, [1.0]), T(ng, [5.0])], [T(ng, [2.0]), T(ng, [6.0])]
-        )
+        ng.testing.assert_close([T(ng, [1.0]), T(ng, [5.0])], [T(ng, [2.0]), T(ng, [6.0])])
     # A structural error ignores ``msg``.
     with pytest.raises(AssertionError, match="The length of the sequences mismatch"):
         ng.testing.assert_close([1], [1, 2], msg="never shown")
@@ -442,9 +436,7 @@ def test_make_tensor_defaults_and_ranges(ng):
     bools = make(100, dtype=ng.bool, device="cpu")
     assert bools.dtype == ng.bool and {True, False} == set(bools.tolist())
 
-    narrow = np.array(
-        make(1000, dtype=ng.float64, device="cpu", low=-1, high=1).tolist()
-    )
+    narrow = np.array(make(1000, dtype=ng.float64, device="cpu", low=-1, high=1).tolist())
     assert narrow.min() >= -1 and narrow.max() < 1
 
 
@@ -457,9 +449,7 @@ def test_make_tensor_options(ng):
     assert make(1, dtype=ng.float64, device="cpu", noncontiguous=True).is_contiguous()
     nz = make(2000, dtype=ng.int64, device="cpu", low=0, high=2, exclude_zero=True)
     assert set(nz.tolist()) == {1}
-    tiny = make(
-        100, dtype=ng.float32, device="cpu", low=0, high=1e-40, exclude_zero=True
-    )
+    tiny = make(100, dtype=ng.float32, device="cpu", low=0, high=1e-40, exclude_zero=True)
     assert min(tiny.tolist()) > 0
 
 
@@ -477,9 +467,7 @@ def test_make_tensor_errors(ng):
         match="^`requires_grad=True` is not supported for boolean and integral dtypes",
     ):
         make(2, dtype=ng.int64, device="cpu", requires_grad=True)
-    with pytest.raises(
-        ValueError, match=r"^`low` must be less than `high`, but got 2 >= 1$"
-    ):
+    with pytest.raises(ValueError, match=r"^`low` must be less than `high`, but got 2 >= 1$"):
         make(2, dtype=ng.float64, device="cpu", low=2, high=1)
     with pytest.raises(ValueError, match="^`low` and `high` cannot be NaN"):
         make(2, dtype=ng.float64, device="cpu", low=math.nan)

@@ -25,11 +25,7 @@ from oracle import (
 
 VIEW_OPS = [pytest.param(op, id=op.id) for op in op_specs.VIEWS]
 # every view op except the expanding ones can be written through
-WRITABLE_VIEW_OPS = [
-    pytest.param(op, id=op.id)
-    for op in op_specs.VIEWS
-    if not op.id.startswith("expand")
-]
+WRITABLE_VIEW_OPS = [pytest.param(op, id=op.id) for op in op_specs.VIEWS if not op.id.startswith("expand")]
 
 DATA = np.array([[0.5, -1.5, 2.0], [-0.3, 0.8, 1.2]])
 WEIGHTS = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
@@ -39,10 +35,7 @@ NO_GRAD_VIEW_INDIRECT = (
     "A view was created in no_grad mode and its base or another view of its base has "
     "been modified inplace with grad mode enabled."
 )
-MODIFIED = (
-    "one of the variables needed for gradient computation has been modified by an "
-    "inplace operation"
-)
+MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
 OVERLAP = (
     "unsupported operation: more than one element of the written-to tensor refers to a "
     "single memory location. Please clone() the tensor before performing the operation."
@@ -254,16 +247,12 @@ def _run_view_inplace(lib, case):
 
 
 CASES = [pytest.param(case, id=case.id) for case in VIEW_INPLACE]
-COPY_SLICES_CASES = [
-    pytest.param(case, id=case.id) for case in VIEW_INPLACE if case.copy_slices
-]
+COPY_SLICES_CASES = [pytest.param(case, id=case.id) for case in VIEW_INPLACE if case.copy_slices]
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_inplace_on_view_matches_torch(ng, case):
-    (facts, values, grads), (t_facts, t_values, t_grads) = run_both(
-        lambda lib: _run_view_inplace(lib, case)
-    )
+    (facts, values, grads), (t_facts, t_values, t_grads) = run_both(lambda lib: _run_view_inplace(lib, case))
     assert facts == t_facts
     np.testing.assert_allclose(values, t_values, rtol=1e-10, atol=1e-12)
     assert len(grads) == len(t_grads)
@@ -308,9 +297,7 @@ def test_setitem_with_grad_requiring_value_sends_grad_to_it(ng):
     y = from_np(ng, np.array([7.0, 8.0, 9.0]), requires_grad=True)
     b = a.clone()
     b[0] = y
-    assert graph_desc(b.grad_fn) == (
-        "CopySlices(CloneBackward0(AccumulateGrad()), AccumulateGrad())"
-    )
+    assert graph_desc(b.grad_fn) == ("CopySlices(CloneBackward0(AccumulateGrad()), AccumulateGrad())")
     (b * from_np(ng, WEIGHTS)).sum().backward()
     assert to_np(a.grad).tolist() == [[0.0, 0.0, 0.0], [4.0, 5.0, 6.0]]
     assert to_np(y.grad).tolist() == [1.0, 2.0, 3.0]
@@ -438,9 +425,7 @@ LEAF_VIEW_INPLACE = [
     pytest.param(lambda lib, a: a.view(-1).add_(1), id="view_add_"),
     pytest.param(lambda lib, a: a.t().sin_(), id="t_sin_"),
     pytest.param(lambda lib, a: a.unsqueeze(0).zero_(), id="unsqueeze_zero_"),
-    pytest.param(
-        lambda lib, a: a[:, 1:].copy_(lib.ones(2, 2, dtype=a.dtype)), id="slice_copy_"
-    ),
+    pytest.param(lambda lib, a: a[:, 1:].copy_(lib.ones(2, 2, dtype=a.dtype)), id="slice_copy_"),
     pytest.param(lambda lib, a: _setitem(a, 0, 5.0), id="setitem"),
     pytest.param(lambda lib, a: operator.iadd(a[1], 1.0), id="iadd"),
     pytest.param(lambda lib, a: a[0][1:].relu_(), id="view_of_view"),
@@ -459,9 +444,7 @@ def test_inplace_on_view_of_leaf_is_an_error(ng, fn):
 
 @pytest.mark.parametrize("fn", LEAF_VIEW_INPLACE)
 def test_inplace_on_view_of_leaf_error_matches_torch(ng, fn):
-    assert_same_error(
-        lambda lib: fn(lib, from_np(lib, DATA, requires_grad=True)), VIEW_OF_LEAF
-    )
+    assert_same_error(lambda lib: fn(lib, from_np(lib, DATA, requires_grad=True)), VIEW_OF_LEAF)
 
 
 @pytest.mark.parametrize("fn", LEAF_VIEW_INPLACE)
@@ -516,10 +499,7 @@ def test_view_created_in_no_grad_then_modified_with_grad(ng, fn, message):
     with pytest.raises(RuntimeError) as info:
         fn(ng)
     assert message in str(info.value)
-    assert (
-        "Given that this use case is ambiguous and error-prone, it is forbidden."
-        in str(info.value)
-    )
+    assert "Given that this use case is ambiguous and error-prone, it is forbidden." in str(info.value)
     assert_same_error(fn, message)
 
 

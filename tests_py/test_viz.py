@@ -93,12 +93,24 @@ def test_nodes_and_edges_follow_next_functions():
     nodes, edges = parse(to_dot(loss))
     # breadth-first numbering from the output; a's AccumulateGrad is shared
     assert first_lines(nodes) == {
-        "t0": "output", "n0": "SumBackward0", "n1": "AddBackward0", "n2": "MulBackward0",
-        "n3": "MulBackward0", "n4": ACC, "n5": ACC, "n6": "SinBackward0",
+        "t0": "output",
+        "n0": "SumBackward0",
+        "n1": "AddBackward0",
+        "n2": "MulBackward0",
+        "n3": "MulBackward0",
+        "n4": ACC,
+        "n5": ACC,
+        "n6": "SinBackward0",
     }
     assert graph_edges(edges) == [
-        ("t0", "n0"), ("n0", "n1"), ("n1", "n2"), ("n1", "n3"),
-        ("n2", "n4"), ("n2", "n5"), ("n3", "n6"), ("n6", "n4"),
+        ("t0", "n0"),
+        ("n0", "n1"),
+        ("n1", "n2"),
+        ("n1", "n3"),
+        ("n2", "n4"),
+        ("n2", "n5"),
+        ("n3", "n6"),
+        ("n6", "n4"),
     ]
     # the same facts, read back from the graph itself
     mul_ab, mul_c = (f for f, _ in loss.grad_fn.next_functions[0][0].next_functions)
@@ -151,7 +163,11 @@ def test_several_outputs_leaf_outputs_and_constants():
     const = torch.zeros(5)
     nodes, edges = parse(to_dot([y, z, x, const]))
     assert [nodes[f"t{i}"][0] for i in range(4)] == [
-        ["output 0", "(2,)"], ["output 1", "(2,)"], ["output 2", "(2,)"], ["output 3", "(5,)"]]
+        ["output 0", "(2,)"],
+        ["output 1", "(2,)"],
+        ["output 2", "(2,)"],
+        ["output 3", "(5,)"],
+    ]
     assert graph_edges(edges) == [("t0", "n0"), ("t1", "n1"), ("n0", "n2"), ("n1", "n2")]
     assert first_lines(nodes)["n2"] == ACC  # one AccumulateGrad for both paths
     assert to_dot((y, z)) == to_dot([y, z])  # tuples and lists alike
@@ -191,7 +207,7 @@ def test_saved_tensors_with_shape_dtype_and_names():
     x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
     w = torch.randn(3, 4, requires_grad=True)
     y = (x * x).sum(dim=1, keepdim=True)  # MulBackward0 saves x twice; SumBackward1 a dim
-    z = torch.randn(5, 3) @ w             # MmBackward0 saves a non-leaf self, mat2 None
+    z = torch.randn(5, 3) @ w  # MmBackward0 saves a non-leaf self, mat2 None
     nodes, edges = parse(to_dot([y, z], params={"x": x, "w": w}, show_saved=True))
     labels = {k: label for k, (label, _) in nodes.items()}
     by_name = {label[0]: k for k, label in labels.items() if k.startswith("n")}
@@ -363,7 +379,12 @@ def test_draw_graph_example(tmp_path):
     env = oracle.child_env()
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / "draw_graph.py"), "--out-dir", str(tmp_path)],
-        capture_output=True, text=True, env=env, timeout=120, check=True)
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
     nodes, _ = parse(result.stdout[: result.stdout.index("}\n") + 2])
     leaves = sorted(label[1] for label, _ in nodes.values() if label[0] == ACC)
     assert leaves == ["fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight", "fc3.bias", "fc3.weight"]

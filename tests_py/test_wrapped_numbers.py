@@ -85,10 +85,7 @@ def test_number_on_numpys_fallback_path():
     h = ng.ones(4, dtype=ng.float16, requires_grad=True)
     out = h * 0.1
     assert out.dtype == ng.float16
-    assert (
-        out.tolist()
-        == (np.ones(4, np.float32) * np.float32(0.1)).astype(np.float16).tolist()
-    )
+    assert out.tolist() == (np.ones(4, np.float32) * np.float32(0.1)).astype(np.float16).tolist()
     assert out.grad_fn._saved_other.dtype == ng.float64
 
 

@@ -47,8 +47,11 @@ def _check_tensor_input(fname: str, t: Any) -> None:
 
 def _check_random_dtype(fname: str, dt: np.dtype) -> None:
     if dt.kind != "f":
-        kernel = "check_uniform_bounds" if fname.startswith("rand") and not fname.startswith("randn") \
+        kernel = (
+            "check_uniform_bounds"
+            if fname.startswith("rand") and not fname.startswith("randn")
             else "normal_kernel_cpu"
+        )
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{_NP_TO_DTYPE[dt]._scalar_type_name}'")
 
 
@@ -148,7 +151,8 @@ def _size_sequence(fname: str, seq: Any, arg: str = "size") -> tuple[int, ...]:
         if n is None:
             raise TypeError(
                 f"{fname}(): argument '{arg}' (position 1) must be tuple of ints, but found element of type "
-                f"{type(v).__name__} at pos {i}")
+                f"{type(v).__name__} at pos {i}"
+            )
         out.append(n)
     return tuple(out)
 
@@ -172,8 +176,7 @@ def _size_args(size: Sequence[Any], fname: str = "tensor") -> tuple[int, ...]:
             return _check_sizes(fname, _size_sequence(fname, only))
         n = _as_int(only)
         if n is None:
-            raise TypeError(
-                f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {type(only).__name__}")
+            raise TypeError(f"{fname}(): argument 'size' (position 1) must be tuple of ints, not {type(only).__name__}")
         return _check_sizes(fname, (n,))
     out = []
     for i, v in enumerate(size):
@@ -181,7 +184,8 @@ def _size_args(size: Sequence[Any], fname: str = "tensor") -> tuple[int, ...]:
         if n is None:
             raise TypeError(
                 f"{fname}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
-                f"\"type must be tuple of ints,but got {type(v).__name__}\"")
+                f'"type must be tuple of ints,but got {type(v).__name__}"'
+            )
         out.append(n)
     return _check_sizes(fname, tuple(out))
 
@@ -223,8 +227,9 @@ def empty(*size: Any, dtype: dtype | None = None, device: Any = None, requires_g
     return _finish(np.empty(_size_args(size, "empty"), _default(dtype, "empty")), requires_grad)
 
 
-def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, device: Any = None,
-         requires_grad: bool = False) -> Tensor:
+def full(
+    size: Sequence[int], fill_value: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A tensor of shape ``size`` filled with ``fill_value``; the dtype follows
     the value (``float32`` for a float, ``int64`` for an int) unless given.
 
@@ -247,8 +252,14 @@ def full(size: Sequence[int], fill_value: Any, dtype: dtype | None = None, devic
         return _finish(np.full(shape, fill_value, _np_dtype(dtype)), requires_grad)
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, dtype: dtype | None = None, device: Any = None,
-           requires_grad: bool = False) -> Tensor:
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """The values ``start, start + step, ...`` below ``end`` (``arange(n)``
     counts from 0); ``int64`` when all arguments are ints, else ``float32``.
 

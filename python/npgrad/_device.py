@@ -8,8 +8,26 @@ from ._C import Tensor
 
 # torch's device types, in the order of its "Expected one of ..." message.
 _DEVICE_TYPES = (
-    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
-    "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+    "cpu",
+    "cuda",
+    "ipu",
+    "xpu",
+    "mkldnn",
+    "opengl",
+    "opencl",
+    "ideep",
+    "hip",
+    "ve",
+    "fpga",
+    "maia",
+    "xla",
+    "lazy",
+    "vulkan",
+    "mps",
+    "meta",
+    "hpu",
+    "mtia",
+    "privateuseone",
 )
 
 
@@ -24,8 +42,7 @@ def _parse_device_type(spec: Any) -> str:
     if name not in _DEVICE_TYPES:
         if name.strip() != name or not name:
             raise RuntimeError(f"Invalid device string: '{text}'")
-        raise RuntimeError(
-            f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {name}")
+        raise RuntimeError(f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device string: {name}")
     if sep and not index.isdigit():
         raise RuntimeError(f"Invalid device string: '{text}'")
     return name

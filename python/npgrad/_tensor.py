@@ -71,8 +71,13 @@ def register_post_accumulate_grad_hook(self: Any, hook: Callable[[Any], None]) -
     return handle
 
 
-def _backward(self: Tensor, gradient: Tensor | None = None, retain_graph: bool | None = None,
-              create_graph: bool = False, inputs: Any = None) -> None:
+def _backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
     """Computes the gradient of this tensor w.r.t. graph leaves."""
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -89,8 +94,8 @@ def _size(self: Tensor, dim: int | None = None) -> Any:
     n = len(shape)
     if not -max(n, 1) <= dim < max(n, 1):
         raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-max(n, 1)}, "
-            f"{max(n, 1) - 1}], but got {dim})")
+            f"Dimension out of range (expected to be in range of [{-max(n, 1)}, {max(n, 1) - 1}], but got {dim})"
+        )
     return shape[dim]
 
 

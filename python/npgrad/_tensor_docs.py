@@ -827,10 +827,13 @@ for _name, _what, _example, _out in (
     ("div_", "Divides by ``other``", "x.div_(4)", "tensor([0.2500, 0.2500])"),
     ("zero_", "Fills with zeros", "x.zero_()", "tensor([0., 0.])"),
     ("fill_", "Fills with ``value`` (a number or a 0-d tensor)", "x.fill_(7)", "tensor([7., 7.])"),
-    ("copy_", "Copies ``src`` (broadcast to self's shape) into self",
-     "x.copy_(torch.tensor([1.0, 2.0]))", "tensor([1., 2.])"),
-    ("clamp_", "Limits every element to ``[min, max]``", "x.clamp_(max=0.5)",
-     "tensor([0.5000, 0.5000])"),
+    (
+        "copy_",
+        "Copies ``src`` (broadcast to self's shape) into self",
+        "x.copy_(torch.tensor([1.0, 2.0]))",
+        "tensor([1., 2.])",
+    ),
+    ("clamp_", "Limits every element to ``[min, max]``", "x.clamp_(max=0.5)", "tensor([0.5000, 0.5000])"),
 ):
     add_docstr_all(
         _name,

@@ -68,9 +68,7 @@ def _vector_str(values: np.ndarray, indent: int, fmt: _Formatter, summarize: boo
     element_length = fmt.max_width + 2
     per_line = max(1, int(math.floor((_LINEWIDTH - indent) / element_length)))
     if summarize and values.shape[0] > 2 * _EDGEITEMS:
-        data = [fmt.format(v) for v in values[:_EDGEITEMS]] + [" ..."] + [
-            fmt.format(v) for v in values[-_EDGEITEMS:]
-        ]
+        data = [fmt.format(v) for v in values[:_EDGEITEMS]] + [" ..."] + [fmt.format(v) for v in values[-_EDGEITEMS:]]
     else:
         data = [fmt.format(v) for v in values]
     lines = [", ".join(data[i : i + per_line]) for i in range(0, len(data), per_line)]

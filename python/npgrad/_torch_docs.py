@@ -323,7 +323,8 @@ False
 )
 
 add_internal_docstr(
-    _C, "_set_grad_enabled",
+    _C,
+    "_set_grad_enabled",
     """Sets this thread's grad mode; the managers in ``npgrad.autograd.grad_mode``
 call it.
 
@@ -450,7 +451,8 @@ True False
 )
 
 add_internal_docstr(
-    _C, "_will_engine_reach_node",
+    _C,
+    "_will_engine_reach_node",
     """Inside a backward pass: whether ``node`` is part of the graph being run
 (also when it already ran). Only valid inside backward.
 """,
@@ -470,7 +472,8 @@ add_docstr(
 )
 
 add_internal_docstr(
-    _C, "_run_backward",
+    _C,
+    "_run_backward",
     """The engine entry point behind ``npgrad.autograd.backward`` and ``grad``
 (torch's ``Variable._execution_engine.run_backward``): runs the graph from
 ``tensors`` seeded with ``grad_tensors``. With ``accumulate_grad`` the
@@ -487,7 +490,8 @@ class, so inputs and outputs may be gradient edges.
 )
 
 add_internal_docstr(
-    _C, "_queue_callback",
+    _C,
+    "_queue_callback",
     """Runs ``callback()`` when the current backward pass finishes (call it from
 inside backward: a hook or a custom ``Function``'s backward). Reached as
 ``Variable._execution_engine.queue_callback``.
@@ -510,7 +514,8 @@ state calls ``fn`` as ``mode`` (``"all"`` or ``"any"``) prescribes. Use
 )
 
 add_internal_docstr(
-    _C, "_set_inplace_observer",
+    _C,
+    "_set_inplace_observer",
     """Installs ``fn(tensor)``, called right before any in-place op writes to a
 tensor (``None`` removes it). ``allow_mutation_on_saved_tensors`` uses it to
 clone saved tensors before they change.
@@ -524,7 +529,8 @@ writing tensor([0.])
 )
 
 add_internal_docstr(
-    _C, "_live_node_count",
+    _C,
+    "_live_node_count",
     """How many backward nodes exist now; tests use it to check that graphs are
 freed.
 
@@ -696,27 +702,31 @@ long as the node.
 )
 
 add_internal_docstr(
-    _Node, "_input_metadata",
+    _Node,
+    "_input_metadata",
     """One ``_InputMetadata`` (shape, dtype, device) per gradient the node
 receives.
 """,
 )
 
 add_internal_docstr(
-    _Node, "_sequence_nr",
+    _Node,
+    "_sequence_nr",
     """The creation order of the node on its thread; among ready nodes the engine
 runs the highest first.
 """,
 )
 
 add_internal_docstr(
-    _Node, "_set_sequence_nr",
+    _Node,
+    "_set_sequence_nr",
     """Overrides the sequence number (torch exposes the same setter for tests).
 """,
 )
 
 add_internal_docstr(
-    _Node, "_topological_nr",
+    _Node,
+    "_topological_nr",
     """The length of the longest path from this node to a leaf (0 for
 ``AccumulateGrad``); the engine uses it to prune.
 """,
@@ -800,31 +810,36 @@ the ``_saved_*`` attributes, and its API is ``npgrad.autograd.graph.Node``'s."""
         )
 
 add_internal_docstr(
-    _F, "_function_apply",
+    _F,
+    "_function_apply",
     """Runs a custom ``Function``'s forward and records its backward node; what
 ``Function.apply`` calls.""",
 )
 
 add_internal_docstr(
-    _F, "_delayed_error",
+    _F,
+    "_delayed_error",
     """Returns ``outputs`` attached to an ``Error`` node carrying ``message``; used
 by ``once_differentiable``.""",
 )
 
 add_internal_docstr(
-    _C, "_FunctionBase",
+    _C,
+    "_FunctionBase",
     """The native part of a custom ``Function``'s ctx (``BackwardCFunction``):
 it holds the backward node and the saved tensors.""",
 )
 
 add_internal_docstr(
-    _C._FunctionBase, "name",
+    _C._FunctionBase,
+    "name",
     """The backward node's name (``<Function name>Backward``), or ``None`` when the
 call recorded no node.""",
 )
 
 add_internal_docstr(
-    _C._FunctionBase, "saved_tensors",
+    _C._FunctionBase,
+    "saved_tensors",
     """The tensors passed to ``ctx.save_for_backward``, unpacked (with
 version checks and saved-tensor hooks).
 

@@ -269,13 +269,10 @@ def saved_tensor_bytes() -> Iterator[SavedTensorBytes]:
 def gradcheck() -> Callable[..., bool]:
     """``gradcheck(func, inputs, *, gradgrad=False, **kwargs)``: npgrad's gradcheck
     (and gradgradcheck), failing the test with the Jacobian report on a mismatch."""
-    def check(
-        func: Callable[..., Any], inputs: Any, *, gradgrad: bool = False, **kwargs: Any
-    ) -> bool:
+
+    def check(func: Callable[..., Any], inputs: Any, *, gradgrad: bool = False, **kwargs: Any) -> bool:
         __tracebackhide__ = True
-        checks = [autograd.gradcheck] + (
-            [autograd.gradgradcheck] if gradgrad else []
-        )
+        checks = [autograd.gradcheck] + ([autograd.gradgradcheck] if gradgrad else [])
         for run in checks:
             try:
                 run(func, inputs, **kwargs)

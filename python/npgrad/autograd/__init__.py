@@ -20,4 +20,16 @@ from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
 
 __all__ = [
-    "Function", "Variable", "detect_anomaly", "gradcheck", "gradgradcheck", "set_detect_anomaly", "backward", "grad", "graph", "enable_grad", "no_grad", "set_grad_enabled"]
+    "Function",
+    "Variable",
+    "detect_anomaly",
+    "gradcheck",
+    "gradgradcheck",
+    "set_detect_anomaly",
+    "backward",
+    "grad",
+    "graph",
+    "enable_grad",
+    "no_grad",
+    "set_grad_enabled",
+]

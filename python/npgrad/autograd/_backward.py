@@ -39,7 +39,8 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any]) -> tuple[Any, ...]
             if tuple(out_size) != tuple(grad.shape):
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {grad.shape} and "
-                    f"output[{i}] has a shape of {out_size}.")
+                    f"output[{i}] has a shape of {out_size}."
+                )
             new_grads.append(grad)
         elif grad is None:
             if isinstance(out, GradientEdge) or out.requires_grad:
@@ -47,13 +48,13 @@ def _make_grads(outputs: Sequence[Any], grads: Sequence[Any]) -> tuple[Any, ...]
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
                 if not out_dtype.is_floating_point:
                     raise RuntimeError(
-                        f"grad can be implicitly created only for real scalar outputs but got {out_dtype}")
+                        f"grad can be implicitly created only for real scalar outputs but got {out_dtype}"
+                    )
                 new_grads.append(ones(tuple(out_size), dtype=out_dtype))
             else:
                 new_grads.append(None)
         else:
-            raise TypeError(
-                "gradients can be either Tensors or None, but got " + type(grad).__name__)
+            raise TypeError("gradients can be either Tensors or None, but got " + type(grad).__name__)
     return tuple(new_grads)
 
 
@@ -73,7 +74,8 @@ def backward(
         else:
             raise RuntimeError(
                 "`grad_tensors` and `grad_variables` (deprecated) arguments both passed to "
-                "`backward()`. Please only use `grad_tensors`.")
+                "`backward()`. Please only use `grad_tensors`."
+            )
     if inputs is not None and len(_as_tuple(inputs)) == 0:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     t_tensors = _as_tuple(tensors)
@@ -87,7 +89,10 @@ def backward(
             "parameter and its gradient which can cause a memory leak. We recommend using "
             "autograd.grad when creating the graph to avoid this. If you have to use this "
             "function, make sure to reset the .grad fields of your parameters to None after use "
-            "to break the cycle and avoid the leak.", UserWarning, stacklevel=2)
+            "to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=2,
+        )
     _engine_run_backward(t_tensors, grads, retain_graph, create_graph, t_inputs, True, True)
 
 
@@ -105,8 +110,8 @@ def grad(
     """The gradients of ``outputs`` w.r.t. ``inputs``; ``.grad`` is left alone."""
     if materialize_grads and allow_unused is False:
         raise ValueError(
-            "Expected allow_unused to be True or not passed when materialize_grads=True, "
-            "but got: allow_unused=False.")
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
     if is_grads_batched:
         raise NotImplementedError("npgrad does not implement is_grads_batched (it needs vmap)")
     if allow_unused is None:
@@ -119,9 +124,10 @@ def grad(
     if retain_graph is None:
         retain_graph = create_graph
     result: tuple[Any, ...] = _engine_run_backward(
-        t_outputs, grads, retain_graph, create_graph, t_inputs, allow_unused, False)
+        t_outputs, grads, retain_graph, create_graph, t_inputs, allow_unused, False
+    )
     if materialize_grads:
         result = tuple(
-            r if r is not None else zeros_like(i, requires_grad=create_graph)
-            for r, i in zip(result, t_inputs))
+            r if r is not None else zeros_like(i, requires_grad=create_graph) for r, i in zip(result, t_inputs)
+        )
     return result

@@ -32,7 +32,9 @@ class detect_anomaly:
         self.prev_check_nan = _C.is_anomaly_check_nan_enabled()
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime "
-            "and should only be enabled for debugging.", stacklevel=2)
+            "and should only be enabled for debugging.",
+            stacklevel=2,
+        )
 
     def __enter__(self) -> None:
         _C.set_anomaly_enabled(True, self.check_nan)

@@ -120,15 +120,15 @@ class Function(metaclass=FunctionMeta):
         raise RuntimeError(
             "Legacy autograd function with non-static forward method is deprecated. "
             "Please use new-style autograd function with static forward method. "
-            "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+            "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
 
     @staticmethod
     def forward(*args: Any, **kwargs: Any) -> Any:
         """Computes the outputs. Either ``forward(ctx, *inputs)``, which
         saves what backward needs on ``ctx``, or ``forward(*inputs)`` together
         with ``setup_context``. Runs without recording a graph."""
-        raise NotImplementedError(
-            "You must implement the forward function for custom autograd.Function.")
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
     @staticmethod
     def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
@@ -162,7 +162,8 @@ class Function(metaclass=FunctionMeta):
         or, for one input, a tensor. ``vjp`` is the same method."""
         raise NotImplementedError(
             "You must implement either the backward or vjp method for your custom "
-            "autograd.Function to use it with backward mode AD.")
+            "autograd.Function to use it with backward mode AD."
+        )
 
     vjp = backward
 
@@ -207,7 +208,7 @@ def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
 
         return _C._functions._delayed_error(
             "trying to differentiate twice a function that was marked with @once_differentiable",
-            tuple(fake_requires_grad(v) for v in outputs))
+            tuple(fake_requires_grad(v) for v in outputs),
+        )
 
     return wrapper
-

@@ -18,6 +18,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _DecoratorContextManager:
     def __call__(self, func: F) -> F:
         if inspect.isgeneratorfunction(func):
+
             @functools.wraps(func)
             def generator(*args: Any, **kwargs: Any) -> Any:
                 gen = func(*args, **kwargs)

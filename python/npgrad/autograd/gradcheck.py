@@ -185,8 +185,7 @@ def _check_inputs(tupled_inputs: tuple[Any, ...]) -> bool:
             any_input_requiring_grad = True
     if not any_input_requiring_grad:
         raise ValueError(
-            "gradcheck expects at least one input tensor to require gradient, "
-            "but none of them have requires_grad=True."
+            "gradcheck expects at least one input tensor to require gradient, but none of them have requires_grad=True."
         )
     return True
 
@@ -212,9 +211,7 @@ def _check_outputs_same_dtype_and_shape(
 # ------------------------------------------------------- numerical derivatives
 
 
-def _evaluate(
-    func: Callable[..., Any], inputs: tuple[Any, ...]
-) -> list[np.ndarray | None]:
+def _evaluate(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[np.ndarray | None]:
     """Runs ``func`` and snapshots each tensor output (``None`` for non-tensors)."""
     return [_snapshot(o) if _is_tensor(o) else None for o in _as_tuple(func(*inputs))]
 
@@ -265,10 +262,7 @@ def _numerical_jacobian_wrt_input(
         raise AssertionError("Expected input to have requires_grad=True")
     storage = _storage_view(inp)
     jacobians: list[np.ndarray | None] = [
-        np.zeros((inp.numel(), o.numel()), dtype=_np_dtype(o))
-        if _is_float_tensor(o)
-        else None
-        for o in func_out
+        np.zeros((inp.numel(), o.numel()), dtype=_np_dtype(o)) if _is_float_tensor(o) else None for o in func_out
     ]
     for flat, idx in enumerate(np.ndindex(*storage.shape)):
         cols = _central_difference(func, inputs, storage, idx, eps, eps, idx)
@@ -324,9 +318,7 @@ def _analytical_jacobian(
             directions: Iterable[np.ndarray] = [v.reshape(tuple(output.shape))]
         else:
             directions = (
-                np.eye(1, output.numel(), j, dtype=out_dtype).reshape(
-                    tuple(output.shape)
-                )
+                np.eye(1, output.numel(), j, dtype=out_dtype).reshape(tuple(output.shape))
                 for j in range(output.numel())
             )
         result: list[list[np.ndarray | None]] = [[] for _ in diff_inputs]
@@ -338,10 +330,7 @@ def _analytical_jacobian(
     n_cols = 1 if v is not None else output.numel()
     jac1, sizes_ok, types_ok = _stack_rows(rows(), diff_inputs, n_cols)
     jac2, _, _ = _stack_rows(rows(), diff_inputs, n_cols)
-    reentrant = all(
-        j1.size == 0 or not np.max(np.abs(j1 - j2)) > nondet_tol
-        for j1, j2 in zip(jac1, jac2)
-    )
+    reentrant = all(j1.size == 0 or not np.max(np.abs(j1 - j2)) > nondet_tol for j1, j2 in zip(jac1, jac2))
     # Deviation from torch: torch's caller swaps the size and dtype flags returned
     # by _stack_and_check_tensors, so a dtype mismatch reports "incorrect size".
     if not types_ok and check_grad_dtypes:
@@ -384,9 +373,7 @@ def _stack_rows(
 # --------------------------------------------------------------- the reports
 
 
-def _notallclose_msg(
-    analytical: Any, numerical: Any, output_idx: int, input_idx: int
-) -> str:
+def _notallclose_msg(analytical: Any, numerical: Any, output_idx: int, input_idx: int) -> str:
     return (
         f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
         f"numerical:{numerical}\nanalytical:{analytical}\n"
@@ -414,24 +401,16 @@ def _slow_gradcheck(
     # outputs with the float ones; keeping positions avoids its misalignment when an
     # integer output comes first.)
     numerical = [
-        [
-            jac
-            for o, jac in zip(func_out, per_input)
-            if _is_tensor(o) and o.requires_grad
-        ]
+        [jac for o, jac in zip(func_out, per_input) if _is_tensor(o) and o.requires_grad]
         for per_input in _numerical_jacobians(func, tupled_inputs, func_out, eps)
     ]
     for i, o in enumerate(outputs):
-        analytical = _analytical_jacobian(
-            tupled_inputs, o, nondet_tol, check_grad_dtypes
-        )
+        analytical = _analytical_jacobian(tupled_inputs, o, nondet_tol, check_grad_dtypes)
         for j, (a, per_output) in enumerate(zip(analytical, numerical)):
             n = per_output[i]
             assert n is not None  # differentiable outputs are floating point
             if not _allclose(a, n, rtol, atol):
-                raise GradcheckError(
-                    _notallclose_msg(_as_npgrad(a), _as_npgrad(n), i, j)
-                )
+                raise GradcheckError(_notallclose_msg(_as_npgrad(a), _as_npgrad(n), i, j))
     return True
 
 
@@ -445,18 +424,14 @@ def _check_no_differentiable_outputs(
     for per_input in _numerical_jacobians(func, inputs, func_out, eps):
         for jac in per_input:
             if jac is not None and np.count_nonzero(jac) > 0:
-                raise GradcheckError(
-                    "Numerical gradient for function expected to be zero"
-                )
+                raise GradcheckError("Numerical gradient for function expected to be zero")
     return True
 
 
 # ------------------------------------------------------------------ fast mode
 
 
-def _random_unit_vector(
-    numel: int, dtype: np.dtype, generator: np.random.Generator
-) -> np.ndarray:
+def _random_unit_vector(numel: int, dtype: np.dtype, generator: np.random.Generator) -> np.ndarray:
     vec = generator.random(numel, dtype=np.float32).astype(dtype)
     if numel:
         vec /= np.linalg.norm(vec)
@@ -481,10 +456,7 @@ def _fast_gradcheck(
     func_out = _as_tuple(func_out)
     generator = np.random.default_rng(_FAST_MODE_SEED)
     inp_indices = [i for i, t in enumerate(inputs) if _is_tensor(t) and t.requires_grad]
-    all_u = [
-        _random_unit_vector(inputs[i].numel(), _np_dtype(inputs[i]), generator)
-        for i in inp_indices
-    ]
+    all_u = [_random_unit_vector(inputs[i].numel(), _np_dtype(inputs[i]), generator) for i in inp_indices]
     all_v = [_random_unit_vector(o.numel(), _np_dtype(o), generator) for o in outputs]
 
     # Ju per input, per output of func_out (the directional derivative along u).
@@ -492,22 +464,16 @@ def _fast_gradcheck(
     for inp_idx, u in zip(inp_indices, all_u):
         storage = _storage_view(inputs[inp_idx])
         delta = (u * eps).reshape(storage.shape)
-        all_ju.append(
-            _central_difference(func, inputs, storage, Ellipsis, delta, eps, None)
-        )
+        all_ju.append(_central_difference(func, inputs, storage, Ellipsis, delta, eps, None))
 
     if not outputs:
         for per_input in all_ju:
             for ju in per_input:
                 if ju is not None and ju.size and np.max(np.abs(ju)) > nondet_tol:
-                    raise GradcheckError(
-                        "Numerical gradient for function expected to be zero"
-                    )
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
         return True
 
-    diff_positions = [
-        k for k, o in enumerate(func_out) if _is_tensor(o) and o.requires_grad
-    ]
+    diff_positions = [k for k, o in enumerate(func_out) if _is_tensor(o) and o.requires_grad]
     numerical = []  # numerical[i][k] = v_k . J_ki u_i
     for per_input in all_ju:
         row: list[Any] = []
@@ -533,9 +499,7 @@ def _fast_gradcheck(
                 report = _slow_mode_report(func, inputs, outputs, i, k, rtol, atol, eps)
                 # Scalars print as Python numbers: torch formats its 0-dim tensors
                 # in f-strings through .item().
-                raise GradcheckError(
-                    _notallclose_msg(a.item(), n.item(), k, i) + report
-                )
+                raise GradcheckError(_notallclose_msg(a.item(), n.item(), k, i) + report)
     return True
 
 
@@ -552,17 +516,11 @@ def _slow_mode_report(
     """Recomputes one full Jacobian pair in slow mode for fast mode's report."""
     func_out = _as_tuple(func(*inputs))
     # output_idx counts differentiable outputs; the numerical side counts all outputs.
-    position = [k for k, o in enumerate(func_out) if _is_tensor(o) and o.requires_grad][
-        output_idx
-    ]
+    position = [k for k, o in enumerate(func_out) if _is_tensor(o) and o.requires_grad][output_idx]
     numerical = _numerical_jacobians(func, inputs, func_out, eps)[input_idx][position]
-    analytical = _analytical_jacobian(inputs, outputs[output_idx], math.inf, False)[
-        input_idx
-    ]
+    analytical = _analytical_jacobian(inputs, outputs[output_idx], math.inf, False)[input_idx]
     assert numerical is not None  # a differentiable output is a floating tensor
-    max_diff = (
-        np.max(np.abs(numerical - analytical)) if numerical.size else np.float64(0)
-    )
+    max_diff = np.max(np.abs(numerical - analytical)) if numerical.size else np.float64(0)
     msg = (
         "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
         "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background \n"
@@ -592,17 +550,13 @@ class UndefinedGrad(Function):
         return None
 
 
-def _test_backward_mul_by_grad_output(
-    outputs: tuple[Any, ...], inputs: tuple[Any, ...], masked: bool | None
-) -> bool:
+def _test_backward_mul_by_grad_output(outputs: tuple[Any, ...], inputs: tuple[Any, ...], masked: bool | None) -> bool:
     # A zero grad_output must give zero input gradients: catches a backward that
     # ignores its incoming gradient.
     diff_inputs = list(_iter_tensors(inputs, True))
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
-    grads_input = _grad(
-        outputs, diff_inputs, [zeros_like(o) for o in outputs], allow_unused=True
-    )
+    grads_input = _grad(outputs, diff_inputs, [zeros_like(o) for o in outputs], allow_unused=True)
     for gi, di in zip(grads_input, diff_inputs):
         if gi is None:
             continue
@@ -619,9 +573,7 @@ def _test_backward_mul_by_grad_output(
     return True
 
 
-def _test_undefined_backward_mode(
-    func: Callable[..., Any], outputs: tuple[Any, ...], inputs: tuple[Any, ...]
-) -> bool:
+def _test_undefined_backward_mode(func: Callable[..., Any], outputs: tuple[Any, ...], inputs: tuple[Any, ...]) -> bool:
     diff_inputs = list(_iter_tensors(inputs, True))
     if not diff_inputs:
         raise GradcheckError("no Tensors requiring grad found in input")
@@ -638,9 +590,7 @@ def _test_undefined_backward_mode(
     def check_undefined_grad_support(output_to_check: list[Any]) -> bool:
         grads_output = [zeros_like(o) for o in output_to_check]
         try:
-            grads_input = _grad(
-                output_to_check, diff_inputs, grads_output, allow_unused=True
-            )
+            grads_input = _grad(output_to_check, diff_inputs, grads_output, allow_unused=True)
         except RuntimeError as e:
             warn_bc_breaking()
             raise GradcheckError(
@@ -659,22 +609,13 @@ def _test_undefined_backward_mode(
         return True
 
     # Every backward must cope with all of its output gradients undefined ...
-    outputs_to_check = [
-        [
-            UndefinedGrad.apply(o)
-            for o in _differentiable_outputs(func(*inputs))
-            if _is_tensor(o)
-        ]
-    ]
+    outputs_to_check = [[UndefinedGrad.apply(o) for o in _differentiable_outputs(func(*inputs)) if _is_tensor(o)]]
     # ... and, with several outputs, with any one of them undefined.
     if len(outputs_to_check[0]) > 1:
         for undef_grad_idx in range(len(outputs)):
             output_to_check = _differentiable_outputs(func(*inputs))
             outputs_to_check.append(
-                [
-                    UndefinedGrad.apply(o) if idx == undef_grad_idx else o
-                    for idx, o in enumerate(output_to_check)
-                ]
+                [UndefinedGrad.apply(o) if idx == undef_grad_idx else o for idx, o in enumerate(output_to_check)]
             )
     return all(check_undefined_grad_support(output) for output in outputs_to_check)
 
@@ -692,9 +633,7 @@ def _reject_unsupported(**flags: bool) -> None:
     }
     for name, value in flags.items():
         if value:
-            raise NotImplementedError(
-                f"gradcheck({name}=True) needs {needs[name]}; pass {name}=False"
-            )
+            raise NotImplementedError(f"gradcheck({name}=True) needs {needs[name]}; pass {name}=False")
 
 
 def gradcheck(
@@ -734,17 +673,11 @@ def gradcheck(
     True
     """
     if not (check_forward_ad or check_backward_ad):
-        raise AssertionError(
-            "Expected at least one of check_forward_ad or check_backward_ad to be True"
-        )
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
     if check_batched_grad and not check_backward_ad:
-        raise AssertionError(
-            "Setting check_batched_grad=True requires check_backward_ad to be True"
-        )
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
     if check_batched_forward_grad and not check_forward_ad:
-        raise AssertionError(
-            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
-        )
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     _reject_unsupported(
         check_forward_ad=check_forward_ad,
         check_batched_forward_grad=check_batched_forward_grad,
@@ -837,17 +770,11 @@ def gradgradcheck(
     True
     """
     if not (check_fwd_over_rev or check_rev_over_rev):
-        raise AssertionError(
-            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
-        )
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
     if check_undefined_grad and not check_rev_over_rev:
-        raise AssertionError(
-            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
-        )
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be True")
     if check_batched_grad and not check_rev_over_rev:
-        raise AssertionError(
-            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
-        )
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
     tupled_inputs = _as_tuple(inputs)
 
     if grad_outputs is None:
@@ -870,29 +797,19 @@ def gradgradcheck(
     num_outputs = len(tupled_grad_outputs)
     # gradcheck detaches nothing here, but record which arguments require grad so
     # that new_func can restore it on the tensors it is handed.
-    diff_input_args_indices = {
-        i for i, x in enumerate(tupled_inputs) if _is_tensor(x) and x.requires_grad
-    }
-    diff_grad_output_indices = {
-        i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad
-    }
+    diff_input_args_indices = {i for i, x in enumerate(tupled_inputs) if _is_tensor(x) and x.requires_grad}
+    diff_grad_output_indices = {i for i, x in enumerate(tupled_grad_outputs) if x.requires_grad}
 
     def new_func(*args: Any) -> tuple[Any, ...]:
         input_args = tuple(
-            x.requires_grad_() if i in diff_input_args_indices else x
-            for i, x in enumerate(args[:-num_outputs])
+            x.requires_grad_() if i in diff_input_args_indices else x for i, x in enumerate(args[:-num_outputs])
         )
         outputs = _differentiable_outputs(func(*input_args))
         grad_outputs = tuple(
-            x.requires_grad_() if i in diff_grad_output_indices else x
-            for i, x in enumerate(args[-num_outputs:])
+            x.requires_grad_() if i in diff_grad_output_indices else x for i, x in enumerate(args[-num_outputs:])
         )
-        diff_input_args = tuple(
-            x for i, x in enumerate(input_args) if i in diff_input_args_indices
-        )
-        grad_inputs = _grad(
-            outputs, diff_input_args, grad_outputs, create_graph=True, allow_unused=True
-        )
+        diff_input_args = tuple(x for i, x in enumerate(input_args) if i in diff_input_args_indices)
+        grad_inputs = _grad(outputs, diff_input_args, grad_outputs, create_graph=True, allow_unused=True)
         return tuple(g for g in grad_inputs if g is not None)
 
     return gradcheck(
@@ -953,12 +870,8 @@ def get_numerical_jacobian_wrt_specific_input(
     """The numerical Jacobians ``(input numel, output numel)`` of each floating output
     in ``outputs`` w.r.t. ``inputs[input_idx]``, as tensors."""
     if input is not None and input is not inputs[input_idx]:
-        raise NotImplementedError(
-            "npgrad perturbs inputs[input_idx] itself; pass input=None"
-        )
-    jacobians = _numerical_jacobian_wrt_input(
-        fn, tuple(inputs), input_idx, tuple(outputs), eps
-    )
+        raise NotImplementedError("npgrad perturbs inputs[input_idx] itself; pass input=None")
+    jacobians = _numerical_jacobian_wrt_input(fn, tuple(inputs), input_idx, tuple(outputs), eps)
     return tuple(_as_npgrad(j) for j in jacobians if j is not None)
 
 
@@ -974,22 +887,17 @@ def get_numerical_jacobian(
     one per input requiring grad; ``fn`` takes the inputs as one tuple."""
     if grad_out != 1.0:
         raise ValueError(
-            "Expected grad_out to be 1.0. get_numerical_jacobian no longer "
-            "supports values of grad_out != 1.0."
+            "Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of grad_out != 1.0."
         )
     if target is not None:
-        raise NotImplementedError(
-            "npgrad's get_numerical_jacobian does not take target"
-        )
+        raise NotImplementedError("npgrad's get_numerical_jacobian does not take target")
     tupled = _as_tuple(inputs)
 
     def fn_pack_inps(*inps: Any) -> Any:
         return fn(inps)
 
     func_out = _as_tuple(fn_pack_inps(*tupled))
-    firsts = [
-        per[0] for per in _numerical_jacobians(fn_pack_inps, tupled, func_out, eps)
-    ]
+    firsts = [per[0] for per in _numerical_jacobians(fn_pack_inps, tupled, func_out, eps)]
     return tuple(_as_npgrad(j) for j in firsts if j is not None)
 
 
@@ -1001,8 +909,7 @@ def get_analytical_jacobian(
     ``output`` w.r.t. the inputs requiring grad."""
     if grad_out != 1.0:
         raise ValueError(
-            "Expected grad_out to be 1.0. get_analytical_jacobian no longer "
-            "supports values of grad_out != 1.0."
+            "Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of grad_out != 1.0."
         )
     try:
         jacobians = _analytical_jacobian(_as_tuple(inputs), output, nondet_tol, True)

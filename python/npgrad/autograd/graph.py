@@ -221,9 +221,7 @@ def get_gradient_edge(tensor: Any) -> GradientEdge:
     (tensor([2., 2.]),)
     """
     if not tensor.requires_grad:
-        raise RuntimeError(
-            "It is not possible to get the gradient edge for a Tensor "
-            "that does not require gradients")
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     return GradientEdge(_get_grad_fn_or_grad_acc(tensor), tensor.output_nr)
 
 
@@ -483,7 +481,8 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
     def unpack_hook(handle: _Handle) -> Any:
         error_msg = (
             "Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
-            "in which the graph was originally recorded.")
+            "in which the graph was originally recorded."
+        )
         assert _allow_mutation_enabled, error_msg
         if handle in ctx.cloned:
             return ctx.cloned[handle]
@@ -511,6 +510,7 @@ def allow_mutation_on_saved_tensors() -> Iterator[_AllowMutationOnSavedContext]:
 
 
 # ------------------------------------------------------------- debug logging
+
 
 def _register_logging_hooks_on_whole_graph(t_outputs: Sequence[Any]) -> Callable[[], None]:
     grad_fns = list(map(_get_grad_fn_or_grad_acc, t_outputs))
@@ -558,4 +558,3 @@ def _engine_run_backward(t_outputs: Sequence[Any], *args: Any) -> Any:
     finally:
         if attach_logging_hooks:
             unregister_hooks()
-

@@ -40,9 +40,7 @@ class _ErrorMeta(Exception):
     """A comparison failure on its way out: the exception type, its message and the
     position (``id``) of the failing item inside nested containers."""
 
-    def __init__(
-        self, type: type[Exception], msg: str, *, id: tuple[Any, ...] = ()
-    ) -> None:
+    def __init__(self, type: type[Exception], msg: str, *, id: tuple[Any, ...] = ()) -> None:
         super().__init__(msg)
         self.type = type
         self.msg = msg
@@ -78,9 +76,7 @@ def _make_mismatch_msg(
 ) -> str:
     equality = rtol == 0 and atol == 0
 
-    def diff_line(
-        kind: str, diff: float, idx: tuple[int, ...] | None, tol: float
-    ) -> str:
+    def diff_line(kind: str, diff: float, idx: tuple[int, ...] | None, tol: float) -> str:
         line = (
             f"{kind.title()} difference: {diff}"
             if idx is None
@@ -102,9 +98,7 @@ def _make_mismatch_msg(
     return msg.strip()
 
 
-def _scalar_mismatch_msg(
-    actual: Any, expected: Any, *, rtol: float, atol: float
-) -> str:
+def _scalar_mismatch_msg(actual: Any, expected: Any, *, rtol: float, atol: float) -> str:
     abs_diff = abs(actual - expected)
     rel_diff = float("inf") if expected == 0 else abs_diff / abs(expected)
     return _make_mismatch_msg(
@@ -142,11 +136,7 @@ def _tensor_mismatch_msg(
         abs_diff[flat_matches] = 0
         # torch divides in the tensor's dtype; integer division is true division in
         # the default float dtype (float32).
-        num, den = (
-            (abs_diff, np.abs(e))
-            if floating
-            else (abs_diff.astype(np.float32), np.abs(e).astype(np.float32))
-        )
+        num, den = (abs_diff, np.abs(e)) if floating else (abs_diff.astype(np.float32), np.abs(e).astype(np.float32))
         rel_diff = num / den
         rel_diff[flat_matches] = 0
     # argmax returns the first maximum, and the first NaN if any: torch.max does too.
@@ -167,9 +157,7 @@ def _tensor_mismatch_msg(
 # ---------------------------------------------------------------- tolerances
 
 
-def _tolerances(
-    *dtype_names: str, rtol: float | None, atol: float | None, id: tuple[Any, ...]
-) -> tuple[float, float]:
+def _tolerances(*dtype_names: str, rtol: float | None, atol: float | None, id: tuple[Any, ...]) -> tuple[float, float]:
     if (rtol is None) ^ (atol is None):
         # One tolerance alone would surprise: atol=0 still passes through rtol > 0.
         raise _ErrorMeta(
@@ -180,9 +168,7 @@ def _tolerances(
         )
     if rtol is not None and atol is not None:
         return rtol, atol
-    rtols, atols = zip(
-        *(_DTYPE_PRECISIONS.get(name, (0.0, 0.0)) for name in dtype_names)
-    )
+    rtols, atols = zip(*(_DTYPE_PRECISIONS.get(name, (0.0, 0.0)) for name in dtype_names))
     return max(rtols), max(atols)
 
 
@@ -205,24 +191,18 @@ class _Pair:
 
 
 class _NonePair(_Pair):
-    def __init__(
-        self, actual: Any, expected: Any, id: tuple[Any, ...], **options: Any
-    ) -> None:
+    def __init__(self, actual: Any, expected: Any, id: tuple[Any, ...], **options: Any) -> None:
         if not (actual is None or expected is None):
             raise _Unsupported
         super().__init__(actual, expected, id)
 
     def compare(self) -> None:
         if not (self.actual is None and self.expected is None):
-            self.fail(
-                AssertionError, f"None mismatch: {self.actual} is not {self.expected}"
-            )
+            self.fail(AssertionError, f"None mismatch: {self.actual} is not {self.expected}")
 
 
 class _BooleanPair(_Pair):
-    def __init__(
-        self, actual: Any, expected: Any, id: tuple[Any, ...], **options: Any
-    ) -> None:
+    def __init__(self, actual: Any, expected: Any, id: tuple[Any, ...], **options: Any) -> None:
         if not all(isinstance(x, (bool, np.bool_)) for x in (actual, expected)):
             raise _Unsupported
         super().__init__(bool(actual), bool(expected), id)
@@ -252,9 +232,7 @@ class _NumberPair(_Pair):
         if not all(isinstance(x, number_types) for x in (actual, expected)):
             raise _Unsupported
         # NumPy scalars become the Python number they hold (np.float32 -> float).
-        actual, expected = (
-            x.item() if isinstance(x, np.number) else x for x in (actual, expected)
-        )
+        actual, expected = (x.item() if isinstance(x, np.number) else x for x in (actual, expected))
         super().__init__(actual, expected, id)
         self.rtol, self.atol = _tolerances(
             *(_NUMBER_DTYPES[type(x)] for x in (actual, expected)),
@@ -276,15 +254,11 @@ class _NumberPair(_Pair):
         if self.equal_nan and cmath.isnan(self.actual) and cmath.isnan(self.expected):
             return
         abs_diff = abs(self.actual - self.expected)
-        if cmath.isfinite(abs_diff) and abs_diff <= self.atol + self.rtol * abs(
-            self.expected
-        ):
+        if cmath.isfinite(abs_diff) and abs_diff <= self.atol + self.rtol * abs(self.expected):
             return
         self.fail(
             AssertionError,
-            _scalar_mismatch_msg(
-                self.actual, self.expected, rtol=self.rtol, atol=self.atol
-            ),
+            _scalar_mismatch_msg(self.actual, self.expected, rtol=self.rtol, atol=self.atol),
         )
 
 
@@ -299,11 +273,7 @@ class _TensorLike:
         else:
             # Stands in for torch.as_tensor: NumPy data of a dtype torch has.
             values = np.asarray(obj)
-            if (
-                values.dtype.kind not in "biufc"
-                or values.dtype.itemsize > 16
-                or values.dtype.name == "longdouble"
-            ):
+            if values.dtype.kind not in "biufc" or values.dtype.itemsize > 16 or values.dtype.name == "longdouble":
                 raise _Unsupported
             self.values = values
             self.strides = tuple(s // values.itemsize for s in values.strides)
@@ -319,16 +289,10 @@ def _promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     """torch.promote_types on NumPy dtypes: an integer meeting a float gives that float
     (NumPy would widen int64 + float32 to float64)."""
     rank = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
-    if (
-        rank[a.kind] != rank[b.kind]
-        and min(rank[a.kind], rank[b.kind]) <= 1
-        and max(rank[a.kind], rank[b.kind]) >= 2
-    ):
+    if rank[a.kind] != rank[b.kind] and min(rank[a.kind], rank[b.kind]) <= 1 and max(rank[a.kind], rank[b.kind]) >= 2:
         return a if rank[a.kind] > rank[b.kind] else b
     # torch treats the unsigned 16/32/64-bit types as int64 here.
-    a, b = (
-        np.dtype(np.int64) if d.kind == "u" and d.itemsize > 1 else d for d in (a, b)
-    )
+    a, b = (np.dtype(np.int64) if d.kind == "u" and d.itemsize > 1 else d for d in (a, b))
     return np.promote_types(a, b)
 
 
@@ -349,18 +313,14 @@ class _TensorLikePair(_Pair):
         check_stride: bool,
         **options: Any,
     ) -> None:
-        directly_related = isinstance(actual, type(expected)) or isinstance(
-            expected, type(actual)
-        )
+        directly_related = isinstance(actual, type(expected)) or isinstance(expected, type(actual))
         if not directly_related:
             raise _Unsupported
         if not allow_subclasses and type(actual) is not type(expected):
             raise _Unsupported
         a, e = _TensorLike(actual), _TensorLike(expected)
         super().__init__(a, e, id)
-        self.rtol, self.atol = _tolerances(
-            a.np_dtype.name, e.np_dtype.name, rtol=rtol, atol=atol, id=id
-        )
+        self.rtol, self.atol = _tolerances(a.np_dtype.name, e.np_dtype.name, rtol=rtol, atol=atol, id=id)
         self.equal_nan = equal_nan
         self.check_dtype = check_dtype
         self.check_stride = check_stride
@@ -388,19 +348,13 @@ class _TensorLikePair(_Pair):
         )
 
     def _compare_values(self, actual: np.ndarray, expected: np.ndarray) -> None:
-        matches = _isclose(
-            actual, expected, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan
-        )
+        matches = _isclose(actual, expected, rtol=self.rtol, atol=self.atol, equal_nan=self.equal_nan)
         if bool(np.all(matches)):
             return
         if actual.shape == ():
-            msg = _scalar_mismatch_msg(
-                actual.item(), expected.item(), rtol=self.rtol, atol=self.atol
-            )
+            msg = _scalar_mismatch_msg(actual.item(), expected.item(), rtol=self.rtol, atol=self.atol)
         else:
-            msg = _tensor_mismatch_msg(
-                actual, expected, matches, rtol=self.rtol, atol=self.atol
-            )
+            msg = _tensor_mismatch_msg(actual, expected, matches, rtol=self.rtol, atol=self.atol)
         self.fail(AssertionError, msg)
 
 
@@ -433,9 +387,7 @@ def _isclose(
 _PAIR_TYPES = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
 
 
-def _originate_pairs(
-    actual: Any, expected: Any, *, id: tuple[Any, ...] = (), **options: Any
-) -> list[_Pair]:
+def _originate_pairs(actual: Any, expected: Any, *, id: tuple[Any, ...] = (), **options: Any) -> list[_Pair]:
     """Walks matching sequences and mappings down to the leaf pairs; raises
     ``_ErrorMeta`` on a structural mismatch or a leaf no pair type supports."""
     sequence = collections.abc.Sequence
@@ -453,13 +405,9 @@ def _originate_pairs(
             )
         pairs = []
         for idx in range(len(actual)):
-            pairs.extend(
-                _originate_pairs(actual[idx], expected[idx], id=(*id, idx), **options)
-            )
+            pairs.extend(_originate_pairs(actual[idx], expected[idx], id=(*id, idx), **options))
         return pairs
-    if isinstance(actual, collections.abc.Mapping) and isinstance(
-        expected, collections.abc.Mapping
-    ):
+    if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
         actual_keys, expected_keys = set(actual.keys()), set(expected.keys())
         if actual_keys != expected_keys:
             raise _ErrorMeta(
@@ -475,9 +423,7 @@ def _originate_pairs(
             keys = sorted(keys)
         pairs = []
         for key in keys:
-            pairs.extend(
-                _originate_pairs(actual[key], expected[key], id=(*id, key), **options)
-            )
+            pairs.extend(_originate_pairs(actual[key], expected[key], id=(*id, key), **options))
         return pairs
     for pair_type in _PAIR_TYPES:
         try:

@@ -56,9 +56,7 @@ def make_tensor(
             f"but got noncontiguous={noncontiguous} and memory_format={memory_format}"
         )
     if memory_format is not None:
-        raise NotImplementedError(
-            "npgrad tensors have no memory formats; pass memory_format=None"
-        )
+        raise NotImplementedError("npgrad tensors have no memory formats; pass memory_format=None")
     _device(device)  # rejects anything but the CPU, as npgrad does everywhere
 
     supported = isinstance(dtype, _C.dtype)
@@ -93,9 +91,7 @@ def make_tensor(
     low = default_low if low is None else low
     high = default_high if high is None else high
     if any(isinstance(value, float) and math.isnan(value) for value in (low, high)):
-        raise ValueError(
-            f"`low` and `high` cannot be NaN, but got low={low} and high={high}"
-        )
+        raise ValueError(f"`low` and `high` cannot be NaN, but got low={low} and high={high}")
     if low == high and floating:
         warnings.warn(
             "Passing `low==high` to `torch.testing.make_tensor` for floating or complex types "
@@ -117,9 +113,7 @@ def make_tensor(
     draw_shape = (*shape[:-1], 2 * shape[-1]) if noncontiguous else shape
     gen = _generator()
     if integral:
-        values = gen.integers(
-            math.ceil(low), math.ceil(high), draw_shape, dtype=np.int64, endpoint=False
-        )
+        values = gen.integers(math.ceil(low), math.ceil(high), draw_shape, dtype=np.int64, endpoint=False)
         values = values.astype(np_dtype)
     else:
         # Drawn in the dtype itself; halve the interval first if its width overflows.

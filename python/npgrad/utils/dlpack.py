@@ -65,8 +65,14 @@ def _dlpack_device(self: Tensor) -> tuple[DLDeviceType, int]:
     return (DLDeviceType.kDLCPU, 0)
 
 
-def _dlpack(self: Tensor, *, stream: Any | None = -1, max_version: tuple[int, int] | None = None,
-            dl_device: tuple[Any, int] | None = None, copy: bool | None = None) -> Any:
+def _dlpack(
+    self: Tensor,
+    *,
+    stream: Any | None = -1,
+    max_version: tuple[int, int] | None = None,
+    dl_device: tuple[Any, int] | None = None,
+    copy: bool | None = None,
+) -> Any:
     """``Tensor.__dlpack__``: a DLPack capsule sharing this tensor's memory.
 
     Same signature, checks and messages as torch's ``Tensor.__dlpack__`` for a
@@ -190,8 +196,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
         capsule, producer_copied = _request_capsule(ext_tensor, dl_device, copy)
     else:
         if device is not None or copy is not None:
-            raise AssertionError(
-                "device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
+            raise AssertionError("device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
         capsule, producer_copied = ext_tensor, False
     legacy = bool(_capsule_is_valid(capsule, b"dltensor"))
     arr = np.from_dlpack(_CapsuleProducer(capsule))
@@ -201,6 +206,6 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
         arr = arr.copy()
     if arr.dtype not in [np.dtype(d._numpy_name) for d in _dtypes]:
         raise TypeError(
-            f"npgrad.from_dlpack: npgrad tensors are float16, float32, float64, int64 or bool; "
-            f"got {arr.dtype}")
+            f"npgrad.from_dlpack: npgrad tensors are float16, float32, float64, int64 or bool; got {arr.dtype}"
+        )
     return Tensor._from_numpy(arr)

@@ -51,7 +51,7 @@ __all__ = ["render", "to_dot"]
 _GRAPH_HEADER = (
     "digraph {",
     "\tgraph [rankdir=TB]",
-    '\tnode [align=left fontname=monospace fontsize=10 height=0.2 shape=box style=filled]',
+    "\tnode [align=left fontname=monospace fontsize=10 height=0.2 shape=box style=filled]",
 )
 _OUTPUT_COLOR = "darkolivegreen1"
 _LEAF_COLOR = "lightblue"
@@ -105,9 +105,7 @@ def _as_tensor_list(tensor_or_tensors: Any) -> list[Tensor]:
         return [tensor_or_tensors]
     if isinstance(tensor_or_tensors, (list, tuple)) and all(isinstance(t, Tensor) for t in tensor_or_tensors):
         return list(tensor_or_tensors)
-    raise TypeError(
-        "to_dot expects a Tensor or a sequence of Tensors, got "
-        f"{type(tensor_or_tensors).__name__}")
+    raise TypeError(f"to_dot expects a Tensor or a sequence of Tensors, got {type(tensor_or_tensors).__name__}")
 
 
 def _param_names(params: Mapping[str, Tensor] | None) -> dict[int, str]:
@@ -220,12 +218,12 @@ class _DotBuilder:
         if name is not None:
             label.append(name)
         label += [_shape(t), _dtype(t)]
-        return [_node_line(sid, label, f"fillcolor={_SAVED_COLOR}"),
-                f"\t{nid} -> {sid} [style=dashed arrowhead=none]"]
+        return [_node_line(sid, label, f"fillcolor={_SAVED_COLOR}"), f"\t{nid} -> {sid} [style=dashed arrowhead=none]"]
 
 
-def to_dot(tensor_or_tensors: Tensor | Sequence[Tensor], params: Mapping[str, Tensor] | None = None,
-           show_saved: bool = False) -> str:
+def to_dot(
+    tensor_or_tensors: Tensor | Sequence[Tensor], params: Mapping[str, Tensor] | None = None, show_saved: bool = False
+) -> str:
     """The backward graph reachable from ``tensor_or_tensors`` as a DOT string.
 
     Args:
@@ -261,8 +259,12 @@ def to_dot(tensor_or_tensors: Tensor | Sequence[Tensor], params: Mapping[str, Te
 _FORMATS = {".svg": "svg", ".png": "png"}
 
 
-def render(tensor_or_tensors: Tensor | Sequence[Tensor], path: str | os.PathLike[str],
-           params: Mapping[str, Tensor] | None = None, show_saved: bool = False) -> pathlib.Path:
+def render(
+    tensor_or_tensors: Tensor | Sequence[Tensor],
+    path: str | os.PathLike[str],
+    params: Mapping[str, Tensor] | None = None,
+    show_saved: bool = False,
+) -> pathlib.Path:
     """Draws the backward graph to ``path`` (``.svg`` or ``.png``) with Graphviz.
 
     Needs the ``graphviz`` Python package (``pip install graphviz``) and
@@ -287,13 +289,15 @@ def render(tensor_or_tensors: Tensor | Sequence[Tensor], path: str | os.PathLike
         raise ImportError(
             "npgrad.utils.viz.render needs the 'graphviz' Python package and Graphviz's "
             "'dot' program: pip install graphviz, and install Graphviz "
-            "(e.g. apt-get install graphviz)") from e
+            "(e.g. apt-get install graphviz)"
+        ) from e
     source = graphviz.Source(to_dot(tensor_or_tensors, params=params, show_saved=show_saved))
     try:
         data = source.pipe(format=fmt)
     except graphviz.ExecutableNotFound as e:
         raise RuntimeError(
             "npgrad.utils.viz.render could not run Graphviz's 'dot' program; install "
-            "Graphviz (e.g. apt-get install graphviz) and make sure 'dot' is on PATH") from e
+            "Graphviz (e.g. apt-get install graphviz) and make sure 'dot' is on PATH"
+        ) from e
     out.write_bytes(data)
     return out
