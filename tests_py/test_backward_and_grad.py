@@ -264,6 +264,19 @@ def test_materialize_grads_with_allow_unused_false_is_value_error(ng, xw):
         ng.autograd.grad((x * 2).sum(), [x, w], materialize_grads=True, allow_unused=False)
 
 
+def test_materialize_grads_with_an_unreached_gradient_edge(ng, xw):
+    """An edge the outputs do not reach has no shape to make zeros of: torch's error.
+    A reached edge gets its gradient as usual."""
+    x, w = xw
+    y = x * 2
+    out = y.sum()
+    (g,) = ng.autograd.grad(out, [ng.autograd.graph.get_gradient_edge(y)], materialize_grads=True, retain_graph=True)
+    assert_close(g, [1.0, 1.0, 1.0])
+    unreached = ng.autograd.graph.get_gradient_edge(w * 2)
+    with pytest.raises(RuntimeError, match="^materialize_grads cannot be used when the given input is a GradientEdge$"):
+        ng.autograd.grad(out, [unreached], materialize_grads=True)
+
+
 def test_input_that_does_not_require_grad(ng, xw):
     x, _ = xw
     with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):

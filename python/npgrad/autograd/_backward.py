@@ -127,6 +127,9 @@ def grad(
         t_outputs, grads, retain_graph, create_graph, t_inputs, allow_unused, False
     )
     if materialize_grads:
+        # A GradientEdge has no shape to make zeros of.
+        if any(r is None and isinstance(i, GradientEdge) for r, i in zip(result, t_inputs)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
         result = tuple(
             r if r is not None else zeros_like(i, requires_grad=create_graph) for r, i in zip(result, t_inputs)
         )
