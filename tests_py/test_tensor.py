@@ -451,6 +451,31 @@ def test_detach_inplace(ng):
     assert to_np(y).tolist() == [2.0, 4.0]
 
 
+DETACHED_IN_PLACE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+    "supported, please use out-of-place `.detach()` instead"
+)
+
+
+@pytest.mark.parametrize("op", ["sin", "mul"])
+def test_saved_input_detached_in_place_is_refused_by_backward(ng, op):
+    """A formula's saved input that lost its history to ``detach_()`` raises torch's
+    error; the ``_saved_self`` attribute still reads it; saved outputs are unaffected."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    w = ng.tensor([3.0, 4.0], requires_grad=True)
+    a = x.clone()
+    b = a.sin() if op == "sin" else a * w
+    a.detach_()
+    assert to_np(b.grad_fn._saved_self).tolist() == [1.0, 2.0]
+    with pytest.raises(RuntimeError, match=re.escape(DETACHED_IN_PLACE)):
+        b.sum().backward()
+    c = x * 1
+    d = c.exp()  # saves its result, not c
+    c.detach_()
+    d.sum().backward()
+    assert_close(x.grad, np.exp([1.0, 2.0]))
+
+
 def test_version_increments_by_one_per_inplace_op(ng):
     t = ng.zeros(2)
     assert t._version == 0

@@ -132,6 +132,14 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   std::shared_ptr<Node> fn =
       saved_original_ ? grad_fn(data_)
                       : (is_output_ ? output_grad_fn(saved_for) : nullptr);
+  // A saved input that had history and has none now was detached in place.
+  // Formulas unpack their inputs without saved_for and so refuse it, as
+  // torch's do; the `_saved_*` attributes pass their node and still read it.
+  NPGRAD_CHECK(
+      !(saved_original_ && !is_leaf_ && !fn && !saved_for),
+      "Trying to use a saved tensor that has been detached in-place, i.e. "
+      "with .detach_().This is not supported, please use out-of-place "
+      "`.detach()` instead");
   if (saved_version_ != data_.version()) {
     std::string which;
     if (fn) {

@@ -104,9 +104,14 @@ template <typename Op>
 struct UnaryBackward final : autograd::FormulaNode {
   std::string name() const override { return Op::node; }
   void compute(const variable_list& g, variable_list& out) override {
+    // A saved output is rebuilt with this node as its history; a saved input
+    // is unpacked as torch's formulas do (without the node: an input
+    // detached in place since is an error).
     Tensor saved;
-    if constexpr (Op::saves != Saves::Nothing) {
+    if constexpr (Op::saves == Saves::Result) {
       saved = saved_.unpack(self_ptr());
+    } else if constexpr (Op::saves == Saves::Self) {
+      saved = saved_.unpack();
     }
     out[0] = Op::backward(g[0], saved);
   }
