@@ -1,6 +1,6 @@
 """Writes the type stubs of the op tables' functions, methods and nodes from the tables.
 
-The op tables (csrc/npgrad/ops/unary_ops.h, ...) are the one home of each op; the
+The op tables (csrc/npgrad/ops/unary_ops.h, binary_ops.h, ...) are the one home of each op; the
 built module lists them as ``npgrad._C._op_table``. This script renders, between the
 ``op tables`` markers,
 
@@ -28,21 +28,30 @@ END = "# ---- end of op tables\n"
 Table = tuple[dict[str, Any], ...]
 
 
+def _parameters(op: dict[str, Any]) -> str:
+    """A table op's parameters after ``input``/``self``, as torch spells them."""
+    if op["family"] == "unary":
+        return ""
+    other = "_Operand" if op["numbers"] else "Tensor"
+    alpha = ", *, alpha: _float = 1" if op["alpha"] else ""
+    return f", other: {other}{alpha}"
+
+
 def _methods(table: Table) -> list[str]:
     lines = []
     for op in table:
-        lines.append(f"    def {op['name']}(self) -> Tensor: ...\n")
+        lines.append(f"    def {op['name']}(self{_parameters(op)}) -> Tensor: ...\n")
         if op["inplace"]:
-            lines.append(f"    def {op['inplace']}(self) -> Tensor: ...\n")
+            lines.append(f"    def {op['inplace']}(self{_parameters(op)}) -> Tensor: ...\n")
     return lines
 
 
 def _functions(table: Table) -> list[str]:
-    return [f"def {op['name']}(input: Tensor) -> Tensor: ...\n" for op in table]
+    return [f"def {op['name']}(input: Tensor{_parameters(op)}) -> Tensor: ...\n" for op in table]
 
 
 def _nodes(table: Table) -> list[str]:
-    return [f"class {op['node']}(_NodeBase): ...\n" for op in table]
+    return [f"class {op['node']}(_NodeBase): ...\n" for op in table if op["node"]]
 
 
 def _fill_regions(path: pathlib.Path, regions: list[list[str]]) -> str:

@@ -3,6 +3,7 @@
 #include "npgrad/autograd/engine.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/ops/binary_ops.h"
 #include "npgrad/util/error_messages.h"
 #include "test_helpers.h"
 
@@ -23,8 +24,8 @@ TEST_CASE(
   Tensor x = tensor({1, 2, 3});
   SavedVariable saved(x, false);
   REQUIRE(saved.unpack().is_same(x));
-  ops::binary_(
-      ops::InplaceBinary::Add, x, ops::wrapped_scalar(1, ScalarType::Int64));
+  ops::binary_<ops::binary_ops::Add>(
+      x, ops::wrapped_scalar(1, ScalarType::Int64));
   REQUIRE_THROWS_WITH(
       saved.unpack(),
       Catch::StartsWith(
@@ -38,8 +39,8 @@ TEST_CASE(
     "[saved_variable]") {
   Tensor x = tensor({1, 2, 3}, true);
   Tensor y = ops::tanh(x);
-  ops::binary_(
-      ops::InplaceBinary::Add, y, ops::wrapped_scalar(1, ScalarType::Int64));
+  ops::binary_<ops::binary_ops::Add>(
+      y, ops::wrapped_scalar(1, ScalarType::Int64));
   Tensor out = ops::sum(y);
   REQUIRE_THROWS_WITH(
       backward_for_test(out),

@@ -26,17 +26,26 @@ from oracle import assert_close, from_np, to_np
 
 TABLE = npgrad._C._op_table
 INPLACE = [op for op in TABLE if op["inplace"]]
+BINARY = [op for op in TABLE if op["family"] == "binary"]
+BOOL_VALUED = [op for op in BINARY if not op["node"]]
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def _data() -> np.ndarray:
+def _data(seed: int = 0) -> np.ndarray:
     # Inside every table op's domain (log, sqrt, log1p need x > -1 or x > 0).
-    return np.random.default_rng(0).uniform(0.5, 2.0, (2, 3))
+    return np.random.default_rng(seed).uniform(0.5, 2.0, (2, 3))
+
+
+def _arguments(lib: Any, op: dict[str, Any], requires_grad: bool = False) -> tuple[Any, ...]:
+    """The operands after ``input`` of a table op: none, or ``other`` (other values)."""
+    if op["family"] == "unary":
+        return ()
+    return (from_np(lib, _data(1), requires_grad=requires_grad),)
 
 
 def test_every_table_op_has_spec_rows() -> None:
     specified = {spec.node for spec in ALL}
-    missing = sorted(op["name"] for op in TABLE if op["node"] not in specified)
+    missing = sorted(op["name"] for op in TABLE if op["node"] and op["node"] not in specified)
     assert not missing, f"op_specs.py has no rows for {missing}"
 
 
@@ -67,21 +76,24 @@ def test_stubs_are_rendered_from_the_tables() -> None:
 def test_inplace_form_matches_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
     def run(lib: Any) -> tuple[Any, ...]:
         leaf = from_np(lib, _data(), requires_grad=True)
+        args = _arguments(lib, op, requires_grad=True)
         x = leaf.clone()
-        returned = getattr(x, op["inplace"])()
+        returned = getattr(x, op["inplace"])(*args)
         node = type(x.grad_fn).__name__
-        saved = getattr(x.grad_fn, f"_saved_{op['saves']}") if op["saves"] else None
+        saves = (op["saves"],) if isinstance(op["saves"], str) else op["saves"] or ()
+        saved = [to_np(getattr(x.grad_fn, f"_saved_{name}")) for name in saves]
         version = x._version
         (x * x).sum().backward()
-        return returned is x, to_np(x), node, None if saved is None else to_np(saved), version, to_np(leaf.grad)
+        grads = [to_np(t.grad) for t in (leaf, *args)]
+        return returned is x, to_np(x), node, saved, version, grads
 
     got, expected = run(ng), run(torch_ref)
     assert got[0] and expected[0]
     assert got[2] == expected[2] == op["node"]
     assert got[4] == expected[4]
-    for g, e in zip(got[1:], expected[1:]):
-        if isinstance(g, np.ndarray):
-            assert_close(g, e)
+    assert_close(got[1], expected[1])
+    for g, e in zip([*got[3], *got[5]], [*expected[3], *expected[5]]):
+        assert_close(g, e)
 
 
 @pytest.mark.parametrize("op", INPLACE, ids=[op["inplace"] for op in INPLACE])
@@ -89,16 +101,18 @@ def test_inplace_form_double_backward(ng: Any, op: dict[str, Any]) -> None:
     """The node an in-place form records differentiates again (create_graph)."""
     leaf = from_np(ng, _data(), requires_grad=True)
     x = leaf.clone()
-    getattr(x, op["inplace"])()
+    getattr(x, op["inplace"])(*_arguments(ng, op))
     (g,) = ng.autograd.grad(x.sum(), leaf, create_graph=True)
-    (gg,) = ng.autograd.grad(g.sum(), leaf)
+    # A gradient that does not depend on the input (add_, mul_ by a constant) records
+    # no graph: its derivative is zero, which the finite differences must confirm.
+    gg = ng.autograd.grad(g.sum(), leaf)[0] if g.requires_grad else ng.zeros_like(leaf)
     eps = 1e-6
     base = _data()
 
     def first(values: np.ndarray) -> np.ndarray:
         t = from_np(ng, values, requires_grad=True)
         y = t.clone()
-        getattr(y, op["inplace"])()
+        getattr(y, op["inplace"])(*_arguments(ng, op))
         return to_np(ng.autograd.grad(y.sum(), t)[0])
 
     numeric = (first(base + eps) - first(base - eps)) / (2 * eps)
@@ -108,14 +122,144 @@ def test_inplace_form_double_backward(ng: Any, op: dict[str, Any]) -> None:
 @pytest.mark.parametrize("op", [op for op in INPLACE if op["promotes_to_float"]], ids=lambda op: op["inplace"])
 def test_inplace_form_refuses_an_integer_tensor(ng: Any, op: dict[str, Any]) -> None:
     x = ng.tensor([1, 2])
+    args = () if op["family"] == "unary" else (ng.tensor([3, 4]),)
     with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
-        getattr(x, op["inplace"])()
+        getattr(x, op["inplace"])(*args)
     assert x._version == 0 and x.tolist() == [1, 2]
 
 
 @pytest.mark.parametrize("op", TABLE, ids=[op["name"] for op in TABLE])
 def test_function_and_method_refuse_none(ng: Any, op: dict[str, Any]) -> None:
-    with pytest.raises(
-        TypeError, match=rf"{op['name']}\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"
-    ):
-        getattr(ng, op["name"])(None)
+    if op.get("number_overload"):
+        message = rf"{op['name']}\(\) received an invalid combination of arguments - got \(NoneType, Tensor\)"
+    else:
+        message = rf"{op['name']}\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"
+    with pytest.raises(TypeError, match=message):
+        getattr(ng, op["name"])(None, *_arguments(ng, op))
+
+
+def _mixed_operands(lib: Any) -> list[tuple[Any, Any]]:
+    """Operand pairs of several dtypes and shapes, with ties and zeros (for comparisons)."""
+    floats = lib.tensor([[0.0, 1.5, -2.0], [3.0, 0.0, 1.5]])
+    return [
+        (floats, lib.tensor([1.5, 0.0, -2.0])),
+        (floats, lib.tensor([[1.0], [0.0]], dtype=lib.float64)),
+        (lib.tensor([0, 2, 3]), lib.tensor([2, 2, 0])),
+        (lib.tensor([True, False, True]), lib.tensor([1.0, 0.0, 0.0])),
+    ]
+
+
+@pytest.mark.parametrize("op", BOOL_VALUED, ids=[op["name"] for op in BOOL_VALUED])
+def test_bool_valued_op_matches_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
+    """Comparisons and logical ops: torch's values, a bool result, and no graph."""
+
+    def run(lib: Any) -> list[Any]:
+        results = []
+        for a, b in _mixed_operands(lib):
+            results.append(getattr(lib, op["name"])(a, b))
+            results.append(getattr(a, op["name"])(b))
+        if op["numbers"]:
+            results.append(getattr(lib, op["name"])(_mixed_operands(lib)[0][0], 1.5))
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        tracked = getattr(x, op["name"])(lib.tensor([2.0, 2.0]))
+        return [(str(r.dtype), r.tolist()) for r in results] + [(tracked.requires_grad, tracked.grad_fn)]
+
+    assert run(ng) == run(torch_ref)
+
+
+@pytest.mark.parametrize("op", BINARY, ids=[op["name"] for op in BINARY])
+def test_binary_op_other_argument_errors(ng: Any, op: dict[str, Any]) -> None:
+    """``other`` of the wrong type: torch's argument-parser error, nothing changed."""
+    name = op["name"]
+    x = ng.tensor([1.0, 2.0])
+    if op["number_overload"]:
+        # torch declares a Number overload of its own: the parser lists both.
+        with pytest.raises(TypeError) as function_error:
+            getattr(ng, name)(x, None)
+        with pytest.raises(TypeError) as method_error:
+            getattr(x, name)("a")
+        assert str(function_error.value) == (
+            f"{name}() received an invalid combination of arguments - got (Tensor, NoneType), but expected one of:\n"
+            " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+            " * (Tensor input, Number other, *, Tensor out = None)\n"
+        )
+        assert str(method_error.value).startswith(
+            f"{name}() received an invalid combination of arguments - got (str), but expected one of:\n"
+            " * (Tensor other)\n"
+        )
+        return
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) must be Tensor, not NoneType$"):
+        getattr(ng, name)(x, None)
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 1\) must be Tensor, not str$"):
+        getattr(x, name)("a")
+    if not op["numbers"]:
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) must be Tensor, not int$"):
+            getattr(ng, name)(x, 2)
+    if op["inplace"]:
+        with pytest.raises(TypeError, match=rf"^{op['inplace']}\(\): argument 'other' \(position 1\) must be Tensor"):
+            getattr(x, op["inplace"])(None)
+    assert x.tolist() == [1.0, 2.0] and x._version == 0
+
+
+@pytest.mark.parametrize("name", ["hypot", "logaddexp"])
+def test_float_only_binary_op_refuses_integers(ng: Any, name: str) -> None:
+    a, b = ng.tensor([3, 4]), ng.tensor([4, 3])
+    with pytest.raises(NotImplementedError, match=f"^\"{name}_cpu\" not implemented for 'Long'$"):
+        getattr(ng, name)(a, b)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_split_the_gradient_on_ties(ng: Any, torch_ref: Any, name: str) -> None:
+    def run(lib: Any) -> tuple[list[float], list[float]]:
+        a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = lib.tensor([1.0, 5.0, float("nan")], requires_grad=True)
+        getattr(lib, name)(a, b).sum().backward()
+        return a.grad.tolist(), b.grad.tolist()
+
+    assert run(ng) == run(torch_ref)
+
+
+@pytest.mark.parametrize("alpha", [1, 2.5, -1])
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_alpha_forms_match_torch(ng: Any, torch_ref: Any, name: str, alpha: float) -> None:
+    """add/sub with alpha: function, method and in-place; values, saved alpha, gradients."""
+
+    def run(lib: Any) -> list[Any]:
+        a = from_np(lib, _data(), requires_grad=True)
+        b = from_np(lib, _data(1), requires_grad=True)
+        y = getattr(lib, name)(a, b, alpha=alpha)
+        z = getattr(a, name)(2, alpha=alpha)
+        w = a.clone()
+        getattr(w, name + "_")(b, alpha=alpha)
+        (y.sum() + z.sum() + (w * w).sum()).backward()
+        return [
+            to_np(y),
+            to_np(z),
+            to_np(w),
+            y.grad_fn._saved_alpha,
+            w.grad_fn._saved_alpha,
+            to_np(a.grad),
+            to_np(b.grad),
+        ]
+
+    got, expected = run(ng), run(torch_ref)
+    for g, e in zip(got, expected):
+        assert_close(np.asarray(g), np.asarray(e))
+
+
+@pytest.mark.parametrize("name", ["mul", "div", "atan2", "hypot", "maximum", "logaddexp"])
+def test_binary_op_saves_only_what_the_needed_gradients_read(ng: Any, torch_ref: Any, name: str) -> None:
+    """With one operand not requiring grad, the node saves what torch saves (None otherwise)."""
+
+    def run(lib: Any) -> list[Any]:
+        facts = []
+        for flags in ((True, False), (False, True)):
+            a = from_np(lib, _data(), requires_grad=flags[0])
+            b = from_np(lib, _data(1), requires_grad=flags[1])
+            node = getattr(lib, name)(a, b).grad_fn
+            facts.append(
+                {n: getattr(node, n) is None for n in dir(node) if n.startswith("_saved_") and n != "_saved_alpha"}
+            )
+        return facts
+
+    assert run(ng) == run(torch_ref)

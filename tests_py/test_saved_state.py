@@ -148,7 +148,10 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every
 # table op's domain).
 for _op in npgrad._C._op_table:
-    PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
+    if _op["family"] == "unary":
+        PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
+    elif _op["node"]:
+        PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
 
 # Where torch's graph has another node for the same program. torch's as_strided
 # backward writes the gradient through a view (CopySlices) where npgrad records a

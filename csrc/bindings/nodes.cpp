@@ -294,11 +294,7 @@ void bind_nodes(py::module_& m) {
           "variable", [](AccumulateGrad& self) { return self.variable(); });
   bind_node<GraphRoot>(fm, "GraphRoot");
   bind_node<Identity>(fm, "Identity");
-  bind_node<AddBackward0>(fm, "AddBackward0");
-  bind_node<SubBackward0>(fm, "SubBackward0");
   bind_node<RsubBackward1>(fm, "RsubBackward1");
-  bind_node<MulBackward0>(fm, "MulBackward0");
-  bind_node<DivBackward0>(fm, "DivBackward0");
   bind_node<PowBackward0>(fm, "PowBackward0");
   bind_node<PowBackward1>(fm, "PowBackward1");
   bind_node<PowBackward2>(fm, "PowBackward2");

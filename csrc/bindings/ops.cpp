@@ -5,6 +5,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/binary_ops.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::bindings {
@@ -41,22 +42,6 @@ Tensor operand_or_throw(py::handle obj) {
   NPGRAD_CHECK_TYPE(
       t.defined(),
       "expected Tensor or a Python number as operand, but got ",
-      python_type_name(obj));
-  return t;
-}
-
-// torch's argument-parser message for an operand that is not a Tensor.
-Tensor operand_or_throw(
-    py::handle obj, const char* fn, const char* arg, int position) {
-  Tensor t = as_operand(obj);
-  NPGRAD_CHECK_TYPE(
-      t.defined(),
-      fn,
-      "(): argument '",
-      arg,
-      "' (position ",
-      position,
-      ") must be Tensor, not ",
       python_type_name(obj));
   return t;
 }
@@ -430,8 +415,6 @@ void def_inplace_operator(
 void bind_ops(py::module_& m) {
   auto cls = py::reinterpret_borrow<
       py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
-  using ops::Compare;
-  using ops::InplaceBinary;
 
   // ---- Operators ----
   def_binary_operator(cls, "__add__", [](const Tensor& a, const Tensor& b) {
@@ -474,38 +457,38 @@ void bind_ops(py::module_& m) {
     return ops::matmul(b, a);
   });
   def_binary_operator(cls, "__eq__", [](const Tensor& a, const Tensor& b) {
-    return ops::compare(Compare::Eq, a, b);
+    return ops::eq(a, b);
   });
   def_binary_operator(cls, "__ne__", [](const Tensor& a, const Tensor& b) {
-    return ops::compare(Compare::Ne, a, b);
+    return ops::ne(a, b);
   });
   def_binary_operator(cls, "__lt__", [](const Tensor& a, const Tensor& b) {
-    return ops::compare(Compare::Lt, a, b);
+    return ops::lt(a, b);
   });
   def_binary_operator(cls, "__le__", [](const Tensor& a, const Tensor& b) {
-    return ops::compare(Compare::Le, a, b);
+    return ops::le(a, b);
   });
   def_binary_operator(cls, "__gt__", [](const Tensor& a, const Tensor& b) {
-    return ops::compare(Compare::Gt, a, b);
+    return ops::gt(a, b);
   });
   def_binary_operator(cls, "__ge__", [](const Tensor& a, const Tensor& b) {
-    return ops::compare(Compare::Ge, a, b);
+    return ops::ge(a, b);
   });
   def_binary_operator(cls, "__and__", [](const Tensor& a, const Tensor& b) {
     return ops::logical_and(a, b);
   });
   def_inplace_operator(cls, "__iadd__", [](const Tensor& a, const Tensor& b) {
-    ops::binary_(InplaceBinary::Add, a, b);
+    ops::binary_<ops::binary_ops::Add>(a, b);
   });
   def_inplace_operator(cls, "__isub__", [](const Tensor& a, const Tensor& b) {
-    ops::binary_(InplaceBinary::Sub, a, b);
+    ops::binary_<ops::binary_ops::Sub>(a, b);
   });
   def_inplace_operator(cls, "__imul__", [](const Tensor& a, const Tensor& b) {
-    ops::binary_(InplaceBinary::Mul, a, b);
+    ops::binary_<ops::binary_ops::Mul>(a, b);
   });
   def_inplace_operator(
       cls, "__itruediv__", [](const Tensor& a, const Tensor& b) {
-        ops::binary_(InplaceBinary::Div, a, b);
+        ops::binary_<ops::binary_ops::Div>(a, b);
       });
   cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });
   cls.def("__bool__", [](const Tensor& a) {
@@ -522,34 +505,6 @@ void bind_ops(py::module_& m) {
   cls.def("__setitem__", &setitem);
 
   // ---- Methods ----
-  cls.def(
-      "add",
-      [](const Tensor& a, py::handle b, double alpha) {
-        return ops::add(a, operand_or_throw(b, "add", "other", 1), alpha);
-      },
-      "other"_a,
-      py::kw_only(),
-      "alpha"_a = 1);
-  cls.def(
-      "sub",
-      [](const Tensor& a, py::handle b, double alpha) {
-        return ops::sub(a, operand_or_throw(b, "sub", "other", 1), alpha);
-      },
-      "other"_a,
-      py::kw_only(),
-      "alpha"_a = 1);
-  cls.def(
-      "mul",
-      [](const Tensor& a, py::handle b) {
-        return ops::mul(a, operand_or_throw(b, "mul", "other", 1));
-      },
-      "other"_a);
-  cls.def(
-      "div",
-      [](const Tensor& a, py::handle b) {
-        return ops::div(a, operand_or_throw(b, "div", "other", 1));
-      },
-      "other"_a);
   cls.def(
       "pow",
       [](const Tensor& a, py::handle b) {
@@ -656,33 +611,6 @@ void bind_ops(py::module_& m) {
   }
 
   // ---- In-place methods (return self) ----
-  auto inplace_binary =
-      [&](const char* name, InplaceBinary op, bool with_alpha) {
-        if (with_alpha) {
-          cls.def(
-              name,
-              [op](py::object self, py::handle other, double alpha) {
-                ops::binary_(
-                    op, self.cast<Tensor>(), operand_or_throw(other), alpha);
-                return self;
-              },
-              "other"_a,
-              py::kw_only(),
-              "alpha"_a = 1);
-        } else {
-          cls.def(
-              name,
-              [op](py::object self, py::handle other) {
-                ops::binary_(op, self.cast<Tensor>(), operand_or_throw(other));
-                return self;
-              },
-              "other"_a);
-        }
-      };
-  inplace_binary("add_", InplaceBinary::Add, true);
-  inplace_binary("sub_", InplaceBinary::Sub, true);
-  inplace_binary("mul_", InplaceBinary::Mul, false);
-  inplace_binary("div_", InplaceBinary::Div, false);
   cls.def("zero_", [](py::object self) {
     ops::zero_(self.cast<Tensor>());
     return self;
@@ -732,38 +660,6 @@ void bind_ops(py::module_& m) {
       "value"_a,
       "dtype"_a,
       "numel"_a);
-  m.def(
-      "add",
-      [](const Tensor& a, py::handle b, double alpha) {
-        return ops::add(a, operand_or_throw(b, "add", "other", 2), alpha);
-      },
-      "input"_a,
-      "other"_a,
-      py::kw_only(),
-      "alpha"_a = 1);
-  m.def(
-      "sub",
-      [](const Tensor& a, py::handle b, double alpha) {
-        return ops::sub(a, operand_or_throw(b, "sub", "other", 2), alpha);
-      },
-      "input"_a,
-      "other"_a,
-      py::kw_only(),
-      "alpha"_a = 1);
-  m.def(
-      "mul",
-      [](const Tensor& a, py::handle b) {
-        return ops::mul(a, operand_or_throw(b, "mul", "other", 2));
-      },
-      "input"_a,
-      "other"_a);
-  m.def(
-      "div",
-      [](const Tensor& a, py::handle b) {
-        return ops::div(a, operand_or_throw(b, "div", "other", 2));
-      },
-      "input"_a,
-      "other"_a);
   m.def(
       "pow",
       [](py::handle a, py::handle b) -> Tensor {

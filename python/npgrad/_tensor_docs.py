@@ -452,46 +452,6 @@ tensor([3., 3.])
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr_all(
-    "add",
-    """``self + alpha * other``, broadcasting; ``other`` may be a Python number.
-
->>> import npgrad as torch
->>> torch.tensor([1.0, 2.0]).add(torch.tensor([10.0, 20.0]), alpha=2)
-tensor([21., 42.])
-""",
-)
-
-add_docstr_all(
-    "sub",
-    """``self - alpha * other``, broadcasting.
-
->>> import npgrad as torch
->>> torch.tensor([5.0, 5.0]).sub(1)
-tensor([4., 4.])
-""",
-)
-
-add_docstr_all(
-    "mul",
-    """Elementwise product, broadcasting.
-
->>> import npgrad as torch
->>> torch.tensor([1.0, 2.0]).mul(3)
-tensor([3., 6.])
-""",
-)
-
-add_docstr_all(
-    "div",
-    """Elementwise true division (integers give floats), broadcasting.
-
->>> import npgrad as torch
->>> torch.tensor([1, 2]).div(2)
-tensor([0.5000, 1.0000])
-""",
-)
-
-add_docstr_all(
     "pow",
     """``self ** exponent`` elementwise; ``exponent`` is a number or a tensor.
 
@@ -524,14 +484,25 @@ tensor([[3.],
 )
 
 # The op tables' methods: from each op's entry (their in-place forms below).
+
+
+def _table_op_argument(op: dict) -> str:
+    """The example's argument of a table op's method: none, or ``other``."""
+    if op["family"] == "unary":
+        return ""
+    other = op["example_other"]
+    return f"torch.tensor({other})" if other.startswith("[") else other
+
+
 for _op in _C._op_table:
     _inplace = f" In place: ``{_op['inplace']}()``." if _op["inplace"] else ""
+    _broadcast = "" if _op["family"] == "unary" else " and broadcasting"
     add_docstr_all(
         _op["name"],
-        f"""{_op["summary"]}, elementwise.{_inplace}
+        f"""{_op["summary"]}, elementwise{_broadcast}.{_inplace}
 
 >>> import npgrad as torch
->>> torch.tensor({_op["example_input"]}).{_op["name"]}()
+>>> torch.tensor({_op["example_input"]}).{_op["name"]}({_table_op_argument(_op)})
 {_op["example_output"]}
 """,
     )
@@ -821,10 +792,6 @@ leaf that requires grad (outside ``no_grad``), and rebases the history of a
 non-leaf (and of its base, through a view)."""
 
 for _name, _what, _example, _out in (
-    ("add_", "Adds ``alpha * other``", "x.add_(1, alpha=2)", "tensor([3., 3.])"),
-    ("sub_", "Subtracts ``alpha * other``", "x.sub_(0.5)", "tensor([0.5000, 0.5000])"),
-    ("mul_", "Multiplies by ``other``", "x.mul_(4)", "tensor([4., 4.])"),
-    ("div_", "Divides by ``other``", "x.div_(4)", "tensor([0.2500, 0.2500])"),
     ("zero_", "Fills with zeros", "x.zero_()", "tensor([0., 0.])"),
     ("fill_", "Fills with ``value`` (a number or a 0-d tensor)", "x.fill_(7)", "tensor([7., 7.])"),
     (
@@ -856,7 +823,7 @@ for _op in _C._op_table:
 
 >>> import npgrad as torch
 >>> x = torch.tensor({_op["example_input"]})
->>> x.{_op["inplace"]}()
+>>> x.{_op["inplace"]}({_table_op_argument(_op)})
 {_op["example_output"]}
 >>> x._version
 1

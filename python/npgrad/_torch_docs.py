@@ -42,47 +42,6 @@ def add_internal_docstr(owner: Any, attr: str, docstr: str) -> None:
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr(
-    _C.add,
-    """``input + alpha * other``, broadcasting; ``other`` may be a Python number.
-
->>> import npgrad as torch
->>> torch.add(torch.tensor([1.0, 2.0]), 10)
-tensor([11., 12.])
-""",
-)
-
-add_docstr(
-    _C.sub,
-    """``input - alpha * other``, broadcasting.
-
->>> import npgrad as torch
->>> torch.sub(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 1.0]), alpha=2)
-tensor([-1.,  0.])
-""",
-)
-
-add_docstr(
-    _C.mul,
-    """Elementwise product, broadcasting.
-
->>> import npgrad as torch
->>> torch.mul(torch.tensor([1.0, 2.0]), torch.tensor([[1.0], [2.0]]))
-tensor([[1., 2.],
-        [2., 4.]])
-""",
-)
-
-add_docstr(
-    _C.div,
-    """Elementwise true division, broadcasting.
-
->>> import npgrad as torch
->>> torch.div(torch.tensor([1.0, 3.0]), 2)
-tensor([0.5000, 1.5000])
-""",
-)
-
-add_docstr(
     _C.pow,
     """``input ** exponent``; either may be a number (not both).
 
@@ -116,18 +75,35 @@ add_docstr(
 )
 
 # The op tables' functions: summary and example from each op's entry.
-for _op in _C._op_table:
-    add_docstr(
-        getattr(_C, _op["name"]),
-        f"""{_op["summary"]}, elementwise; same as ``input.{_op["name"]}()``. Its backward
-node is ``{_op["node"]}``.
+
+
+def _table_op_doc(op: dict) -> str:
+    """The docstring of ``npgrad.<name>`` for an op of the op tables."""
+    if op["family"] == "unary":
+        call = f"torch.{op['name']}(torch.tensor({op['example_input']}))"
+        head = f"{op['summary']}, elementwise; same as ``input.{op['name']}()``."
+    else:
+        other = op["example_other"]
+        other = f"torch.tensor({other})" if other.startswith("[") else other
+        call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {other})"
+        head = f"{op['summary']}, elementwise and broadcasting; same as ``input.{op['name']}(other)``."
+        if op["numbers"]:
+            head += " ``other`` may be a Python number."
+        if op["alpha"]:
+            head += " ``alpha`` scales ``other``."
+    node = (
+        f"Its backward node is ``{op['node']}``." if op["node"] else "Not differentiable: the result is a bool tensor."
+    )
+    return f"""{head} {node}
 
 >>> import npgrad as torch
->>> torch.{_op["name"]}(torch.tensor({_op["example_input"]}))
-{_op["example_output"]}
-""",
-        name=_op["name"],
-    )
+>>> {call}
+{op["example_output"]}
+"""
+
+
+for _op in _C._op_table:
+    add_docstr(getattr(_C, _op["name"]), _table_op_doc(_op), name=_op["name"])
 
 add_docstr(
     _C.clamp,

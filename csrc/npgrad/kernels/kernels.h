@@ -59,7 +59,13 @@ double item(const Tensor& t);
   _(Lt, "less")                        \
   _(Le, "less_equal")                  \
   _(Gt, "greater")                     \
-  _(Ge, "greater_equal")
+  _(Ge, "greater_equal")               \
+  _(Atan2, "arctan2")                  \
+  _(Hypot, "hypot")                    \
+  _(Logaddexp, "logaddexp")            \
+  _(LogicalAnd, "logical_and")         \
+  _(LogicalOr, "logical_or")           \
+  _(LogicalXor, "logical_xor")
 
 enum class Binary {
 #define NPGRAD_BINARY_ENUM(name, ufunc) name,

@@ -103,6 +103,8 @@ bool non_overlapping_and_dense(const Tensor& t) {
   return true;
 }
 
+}  // namespace
+
 // torch's assert_no_partial_overlap (ATen/MemoryOverlap.cpp): an input that
 // shares some, but not exactly all, of the written-to tensor's memory would
 // be read after parts of it were overwritten. Layouts that are not
@@ -150,8 +152,6 @@ void check_broadcasts_to_self(const Tensor& self, const Tensor& other) {
       shape_str(broadcast));
 }
 
-}  // namespace
-
 void check_castable(ScalarType result, ScalarType out) {
   bool ok = !(is_floating(result) && !is_floating(out)) &&
             !(result == ScalarType::Int64 && out == ScalarType::Bool);
@@ -192,73 +192,6 @@ void set_inplace_observer(InplaceObserver observer) {
 
 InplaceObserver get_inplace_observer() {
   return inplace_observer;
-}
-
-void binary_(
-    InplaceBinary op, const Tensor& self, const Tensor& other, double alpha) {
-  bool rg = compute_requires_grad({&self, &other});
-  check_inplace(self, rg);
-  check_no_partial_overlap(self, other);
-  check_castable(result_type(self, other), self.dtype());
-  check_broadcasts_to_self(self, other);
-  std::shared_ptr<Node> node;
-  if (rg) {
-    switch (op) {
-      case InplaceBinary::Add: {
-        auto n = make_inplace_node<AddBackward0>({&self, &other});
-        n->alpha = alpha;
-        node = n;
-        break;
-      }
-      case InplaceBinary::Sub: {
-        auto n = make_inplace_node<SubBackward0>({&self, &other});
-        n->alpha = alpha;
-        node = n;
-        break;
-      }
-      case InplaceBinary::Mul: {
-        auto n = make_inplace_node<MulBackward0>({&self, &other});
-        if (n->should_compute_output(0)) {
-          n->other_ = SavedVariable(other, false);
-        }
-        if (n->should_compute_output(1)) {
-          n->self_ = save_original(self);
-        }
-        node = n;
-        break;
-      }
-      case InplaceBinary::Div: {
-        auto n = make_inplace_node<DivBackward0>({&self, &other});
-        if (n->should_compute_output(1)) {
-          n->self_ = save_original(self);
-        }
-        n->other_ = SavedVariable(other, false);
-        node = n;
-        break;
-      }
-    }
-  }
-  static constexpr kernels::Binary kOps[] = {
-      kernels::Binary::Add,
-      kernels::Binary::Sub,
-      kernels::Binary::Mul,
-      kernels::Binary::Div};
-  kernels::Binary kop = kOps[static_cast<int>(op)];
-  ScalarType dt = result_type(self, other);
-  if (alpha != 1 && dt == ScalarType::Float16) {
-    kernels::copy_into(
-        self, kernels::binary_with_alpha(kop, self, other, alpha, dt));
-  } else {
-    Tensor operand = alpha == 1
-                         ? other
-                         : kernels::binary(
-                               kernels::Binary::Mul,
-                               other,
-                               wrapped_scalar(alpha, ScalarType::Float64),
-                               dt);
-    kernels::binary_out(kop, self, operand, self);
-  }
-  finish_inplace(self, node);
 }
 
 void zero_(const Tensor& self) {

@@ -15,6 +15,11 @@ namespace npgrad::ops {
 /// also tells the in-place observer.
 void check_inplace(
     const Tensor& self, bool result_requires_grad, bool allow_overlap = false);
+/// torch's assert_no_partial_overlap: `input` shares some, but not all, of
+/// self's memory (it would be read after parts of it were overwritten).
+void check_no_partial_overlap(const Tensor& self, const Tensor& input);
+/// An in-place op's other operand broadcasts to self's shape exactly.
+void check_broadcasts_to_self(const Tensor& self, const Tensor& other);
 /// torch's error when a result of dtype `result` cannot be written into a
 /// tensor of dtype `out` (a float result into an integer tensor).
 void check_castable(ScalarType result, ScalarType out);

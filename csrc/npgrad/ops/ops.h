@@ -51,10 +51,21 @@ Tensor sqrt(const Tensor& a);
 Tensor clamp(
     const Tensor& a, std::optional<double> min, std::optional<double> max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
-enum class Compare { Eq, Ne, Lt, Le, Gt, Ge };
-/// Not differentiable: a bool tensor.
-Tensor compare(Compare op, const Tensor& a, const Tensor& b);
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+// Comparisons and logical ops: bool tensors, not differentiable.
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
 
 // ---- Reductions ----
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
@@ -139,14 +150,8 @@ Tensor as_strided_backward(
     int64_t offset);
 
 // ---- In-place (See Note [The mutation path] in inplace.cpp) ----
-enum class InplaceBinary { Add, Sub, Mul, Div };
-void binary_(
-    InplaceBinary op,
-    const Tensor& self,
-    const Tensor& other,
-    double alpha = 1);
 /// zero_() (ZeroBackward0). The table ops' in-place forms are
-/// unary_<Op> (unary_family.h).
+/// unary_<Op> (unary_family.h) and binary_<Op> (binary_family.h).
 void zero_(const Tensor& self);
 void fill_(const Tensor& self, double value);
 /// torch's check on a Python number written into `numel` elements of `dtype`

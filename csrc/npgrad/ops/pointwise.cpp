@@ -76,10 +76,6 @@ Tensor ones_like(const Tensor& t) {
 
 namespace {
 
-ScalarType float_dtype(ScalarType t) {
-  return is_floating(t) ? t : ScalarType::Float32;
-}
-
 Tensor scalar_of(double v) {
   return wrapped_scalar(v, ScalarType::Float64);
 }
@@ -96,24 +92,6 @@ std::shared_ptr<NodeT> record(
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b, double alpha) {
-  Tensor out =
-      kernels::binary_with_alpha(Binary::Add, a, b, alpha, result_type(a, b));
-  if (compute_requires_grad({&a, &b})) {
-    record<AddBackward0>(out, {&a, &b})->alpha = alpha;
-  }
-  return out;
-}
-
-Tensor sub(const Tensor& a, const Tensor& b, double alpha) {
-  Tensor out =
-      kernels::binary_with_alpha(Binary::Sub, a, b, alpha, result_type(a, b));
-  if (compute_requires_grad({&a, &b})) {
-    record<SubBackward0>(out, {&a, &b})->alpha = alpha;
-  }
-  return out;
-}
-
 Tensor rsub(const Tensor& a, double b, double alpha) {
   Tensor other = wrapped_scalar(b, ScalarType::Float64);
   ScalarType dt = result_type(a, other);
@@ -122,35 +100,6 @@ Tensor rsub(const Tensor& a, double b, double alpha) {
   Tensor out = kernels::binary(Binary::Sub, other, scaled, dt);
   if (compute_requires_grad({&a})) {
     record<RsubBackward1>(out, {&a})->alpha = alpha;
-  }
-  return out;
-}
-
-Tensor mul(const Tensor& a, const Tensor& b) {
-  Tensor out = kernels::binary(Binary::Mul, a, b, result_type(a, b));
-  if (compute_requires_grad({&a, &b})) {
-    auto node = record<MulBackward0>(out, {&a, &b});
-    if (node->should_compute_output(0)) {
-      node->other_ = SavedVariable(b, false);
-    }
-    if (node->should_compute_output(1)) {
-      node->self_ = SavedVariable(a, false);
-    }
-  }
-  return out;
-}
-
-Tensor div(const Tensor& a, const Tensor& b) {
-  Tensor out =
-      kernels::binary(Binary::Div, a, b, float_dtype(result_type(a, b)));
-  if (compute_requires_grad({&a, &b})) {
-    auto node = record<DivBackward0>(out, {&a, &b});
-    if (node->should_compute_output(1)) {
-      node->self_ = SavedVariable(a, false);
-    }
-    if (node->should_compute_output(0) || node->should_compute_output(1)) {
-      node->other_ = SavedVariable(b, false);
-    }
   }
   return out;
 }
@@ -231,16 +180,6 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
         SavedVariable(cond, false);
   }
   return out;
-}
-
-Tensor compare(Compare op, const Tensor& a, const Tensor& b) {
-  static constexpr Binary kOps[] = {
-      Binary::Eq, Binary::Ne, Binary::Lt, Binary::Le, Binary::Gt, Binary::Ge};
-  return kernels::binary(kOps[static_cast<int>(op)], a, b, result_type(a, b));
-}
-
-Tensor logical_and(const Tensor& a, const Tensor& b) {
-  return kernels::binary(Binary::Mul, a, b, ScalarType::Bool);
 }
 
 }  // namespace npgrad::ops

@@ -36,38 +36,17 @@
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
+#include "npgrad/ops/op_table.h"
 
 namespace npgrad::ops {
 
 enum class Saves { Nothing, Self, Result };
-enum class Promotes { No, ToFloat };
-
-/// A docstring's parts: what the op computes, an example input (a Python
-/// list literal) and what `npgrad.<name>(tensor(example))` prints.
-struct OpDoc {
-  const char* summary;
-  const char* example_input;
-  const char* example_output;
-};
-
-template <typename... Ops>
-struct OpList {
-  /// Calls fn(Op{}) for each entry, in order.
-  template <typename Fn>
-  static void for_each(Fn&& fn) {
-    (fn(Ops{}), ...);
-  }
-};
 
 namespace detail {
 template <typename Op, typename = void>
 struct HasUfunc : std::false_type {};
 template <typename Op>
 struct HasUfunc<Op, std::void_t<decltype(Op::ufunc)>> : std::true_type {};
-template <typename Op, typename = void>
-struct HasCheck : std::false_type {};
-template <typename Op>
-struct HasCheck<Op, std::void_t<decltype(&Op::check)>> : std::true_type {};
 
 // The NumPy ufunc of Op, found once.
 template <typename Op>

@@ -12,51 +12,9 @@ namespace npgrad::autograd {
 
 using namespace npgrad::ops;
 
-void AddBackward0::compute(const variable_list& g, variable_list& out) {
-  if (task_should_compute_output(0)) {
-    out[0] = g[0];
-  }
-  if (task_should_compute_output(1)) {
-    out[1] = times(g[0], alpha);
-  }
-}
-
-void SubBackward0::compute(const variable_list& g, variable_list& out) {
-  if (task_should_compute_output(0)) {
-    out[0] = g[0];
-  }
-  if (task_should_compute_output(1)) {
-    out[1] = times(neg(g[0]), alpha);
-  }
-}
-
 void RsubBackward1::compute(const variable_list& g, variable_list& out) {
   if (task_should_compute_output(0)) {
     out[0] = times(neg(g[0]), alpha);
-  }
-}
-
-void MulBackward0::compute(const variable_list& g, variable_list& out) {
-  bool need_other = task_should_compute_output(1);
-  if (task_should_compute_output(0)) {
-    // g[0] is still needed for the other input's gradient.
-    out[0] = need_other ? mul(g[0], other_.unpack())
-                        : mul_reusing(g[0], other_.unpack());
-  }
-  if (need_other) {
-    out[1] = mul(g[0], self_.unpack());
-  }
-}
-
-void DivBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor other = other_.unpack();
-  bool need_other = task_should_compute_output(1);
-  if (task_should_compute_output(0)) {
-    // g[0] is still needed for the other input's gradient.
-    out[0] = need_other ? div(g[0], other) : div_reusing(g[0], other);
-  }
-  if (need_other) {
-    out[1] = neg(mul(g[0], div(div(self_.unpack(), other), other)));
   }
 }
 
@@ -77,12 +35,11 @@ void PowBackward1::compute(const variable_list& g, variable_list& out) {
   Tensor zero = scalar(0);
   if (task_should_compute_output(0)) {
     Tensor d = mul(g[0], mul(exponent, pow(self, sub(exponent, scalar(1)))));
-    out[0] = where(compare(Compare::Eq, exponent, zero), zeros_like(d), d);
+    out[0] = where(eq(exponent, zero), zeros_like(d), d);
   }
   if (task_should_compute_output(1)) {
     Tensor d = mul(g[0], mul(result_.unpack(self_ptr()), log(self)));
-    Tensor mask = logical_and(
-        compare(Compare::Eq, self, zero), compare(Compare::Ge, exponent, zero));
+    Tensor mask = logical_and(eq(self, zero), ge(exponent, zero));
     out[1] = where(mask, zeros_like(d), d);
   }
 }
@@ -91,7 +48,7 @@ void PowBackward2::compute(const variable_list& g, variable_list& out) {
   Tensor exponent = exponent_.unpack();
   Tensor d = mul(g[0], mul(result_.unpack(self_ptr()), scalar(std::log(self))));
   if (self == 0) {
-    d = where(compare(Compare::Ge, exponent, scalar(0)), zeros_like(d), d);
+    d = where(ge(exponent, scalar(0)), zeros_like(d), d);
   }
   out[0] = d;
 }
@@ -114,11 +71,11 @@ void ClampBackward1::compute(const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor mask;
   if (min) {
-    mask = compare(Compare::Ge, self, scalar(*min));
+    mask = ge(self, scalar(*min));
   }
   if (max) {
-    Tensor le = compare(Compare::Le, self, scalar(*max));
-    mask = mask.defined() ? logical_and(mask, le) : le;
+    Tensor below_max = le(self, scalar(*max));
+    mask = mask.defined() ? logical_and(mask, below_max) : below_max;
   }
   out[0] = mask.defined() ? mul(g[0], mask) : g[0];
 }

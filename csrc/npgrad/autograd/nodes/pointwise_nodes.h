@@ -8,24 +8,6 @@
 
 namespace npgrad::autograd {
 
-struct AddBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(AddBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.real("_saved_alpha", alpha);
-  }
-  double alpha = 1;
-};
-
-struct SubBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(SubBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.real("_saved_alpha", alpha);
-  }
-  double alpha = 1;
-};
-
 struct RsubBackward1 final : FormulaNode {
   NPGRAD_NODE_NAME(RsubBackward1)
   void compute(const variable_list& g, variable_list& out) override;
@@ -33,16 +15,6 @@ struct RsubBackward1 final : FormulaNode {
     v.real("_saved_alpha", alpha);
   }
   double alpha = 1;
-};
-
-struct MulBackward0 final : TwoOperandNode {
-  NPGRAD_NODE_NAME(MulBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-};
-
-struct DivBackward0 final : TwoOperandNode {
-  NPGRAD_NODE_NAME(DivBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
 };
 
 struct PowBackward0 final : FormulaNode {

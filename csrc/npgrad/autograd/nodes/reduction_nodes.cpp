@@ -54,7 +54,7 @@ void MaxMinBackward1<kIsMax>::compute(
     const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor result = result_.unpack(self_ptr());
-  Tensor hit = compare(Compare::Eq, self, result);
+  Tensor hit = eq(self, result);
   Tensor count = sum(to_dtype(hit, g[0].dtype()));
   // where(), not mask * (g / count): when no element equals the saved result
   // (it was modified through hooks) count is 0 and the gradient is 0, not NaN.
@@ -81,7 +81,7 @@ void MaxMinBackward0<kIsMax>::compute(
   for (int64_t i = 0; i < self_sizes[dim]; ++i) {
     static_cast<int64_t*>(range.data_ptr())[i] = i;
   }
-  Tensor onehot = compare(Compare::Eq, view(range, range_shape), indices);
+  Tensor onehot = eq(view(range, range_shape), indices);
   out[0] = mul(expand(grad, self_sizes), onehot);
 }
 

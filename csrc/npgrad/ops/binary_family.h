@@ -1,0 +1,263 @@
+#pragma once
+// The machinery behind the pointwise binary op table (binary_ops.h). From one
+// entry come the forward op, its backward node type, the in-place form, and
+// in the bindings the function, the method, the in-place method, the node
+// class, the docstrings and (through _C._op_table) the stubs.
+//
+// An entry is a struct with these members:
+//   name       torch's function and method name; the in-place method is
+//              name + "_" when `inplace` is true
+//   kernel     `static constexpr kernels::Binary kernel`: the NumPy ufunc
+//   promotes   Promotes::ToFloat: integer operands compute in float32 (div);
+//              Promotes::No: torch's result_type of the two operands
+//   inplace    whether torch has the in-place form
+//   numbers    whether `other` may be a Python number (mul(t, 2)); when
+//              false a number gets torch's "must be Tensor" error
+//   alpha      whether the op takes torch's keyword `alpha` (other is
+//              scaled by it: add, sub); the node then saves `_saved_alpha`
+//   doc        `static constexpr OpDoc doc`, with example_other
+//   check      optional `static void check(const Tensor&, const Tensor&)`
+//   number_overload  optional, true when torch declares `other: Number` as
+//              an overload of its own (the comparisons): a bad operand then
+//              gets torch's "invalid combination of arguments" error
+// A differentiable entry also has
+//   node            torch's name of the backward node
+//   self_reads      what grad_self reads: a mask of Operand::Self, ::Other,
+//   other_reads     ::Result; likewise grad_other. The node saves an operand
+//                   only when a gradient that reads it is needed, as torch's
+//                   generated code does (`_saved_<operand>` is undefined
+//                   otherwise)
+//   grad_self       `static Tensor grad_self(const Tensor& grad,
+//   grad_other      const BinaryOperands& saved)`: written with npgrad ops so
+//                   that create_graph records them. They may write into
+//                   `grad` (the *_reusing helpers): the node hands it to the
+//                   first only while the second does not need it
+// A comparison (no node) computes a bool tensor and records nothing.
+// The entry is added to BinaryOps at the end of binary_ops.h.
+
+#include <memory>
+#include <string>
+#include <type_traits>
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/mutation.h"
+#include "npgrad/ops/op_table.h"
+#include "npgrad/ops/ops.h"
+
+namespace npgrad::ops {
+
+/// The operands a binary formula can read, as bits of a mask.
+struct Operand {
+  static constexpr unsigned Self = 1, Other = 2, Result = 4;
+};
+
+/// What a binary node's formulas see: the saved operands they read (others
+/// are undefined) and alpha.
+struct BinaryOperands {
+  Tensor self, other, result;
+  double alpha = 1;
+};
+
+namespace detail {
+template <typename Op, typename = void>
+struct IsDifferentiable : std::false_type {};
+template <typename Op>
+struct IsDifferentiable<Op, std::void_t<decltype(Op::node)>> : std::true_type {
+};
+
+template <typename Op, typename = void>
+struct HasNumberOverload : std::false_type {};
+template <typename Op>
+struct HasNumberOverload<Op, std::void_t<decltype(Op::number_overload)>>
+    : std::bool_constant<Op::number_overload> {};
+
+template <typename Op>
+ScalarType binary_compute_dtype(const Tensor& self, const Tensor& other) {
+  ScalarType common = result_type(self, other);
+  return Op::promotes == Promotes::ToFloat && !is_floating(common)
+             ? ScalarType::Float32
+             : common;
+}
+
+template <typename Op>
+constexpr unsigned all_reads() {
+  if constexpr (IsDifferentiable<Op>::value) {
+    return Op::self_reads | Op::other_reads;
+  } else {
+    return 0;
+  }
+}
+}  // namespace detail
+
+/// The backward node of a binary table op: one C++ type per entry, so each
+/// has its own Python class under torch's node name.
+template <typename Op>
+struct BinaryBackward final : autograd::FormulaNode {
+  std::string name() const override { return Op::node; }
+
+  /// The operands the needed gradients read (at record time: the edges'
+  /// should_compute_output; the saved ones are those).
+  unsigned reads_for(bool need_self, bool need_other) const {
+    return (need_self ? Op::self_reads : 0u) |
+           (need_other ? Op::other_reads : 0u);
+  }
+
+  void compute(const variable_list& g, variable_list& out) override {
+    bool need_self = task_should_compute_output(0);
+    bool need_other = task_should_compute_output(1);
+    BinaryOperands saved;
+    unsigned reads = reads_for(need_self, need_other);
+    // Inputs unpack as torch's formulas do (without the node: an input
+    // detached in place since is an error); the output is rebuilt with this
+    // node as its history.
+    // torch's order: other, self, result (saved hooks see it).
+    if (reads & Operand::Other) {
+      saved.other = other_.unpack();
+    }
+    if (reads & Operand::Self) {
+      saved.self = self_.unpack();
+    }
+    if (reads & Operand::Result) {
+      saved.result = result_.unpack(self_ptr());
+    }
+    saved.alpha = alpha;
+    if (need_other) {
+      // While grad_self still needs g[0], a second reference keeps
+      // grad_other from writing into it.
+      Tensor held = need_self ? g[0] : Tensor();
+      out[1] = Op::grad_other(g[0], saved);
+    }
+    if (need_self) {
+      out[0] = Op::grad_self(g[0], saved);
+    }
+  }
+
+  void visit_saved(autograd::SavedAttributeVisitor& v) override {
+    constexpr unsigned reads = Op::self_reads | Op::other_reads;
+    if constexpr (Op::alpha) {
+      v.real("_saved_alpha", alpha);
+    }
+    if constexpr ((reads & Operand::Other) != 0) {
+      v.tensor("_saved_other", other_);
+    }
+    if constexpr ((reads & Operand::Result) != 0) {
+      v.tensor("_saved_result", result_);
+    }
+    if constexpr ((reads & Operand::Self) != 0) {
+      v.tensor("_saved_self", self_);
+    }
+  }
+
+  autograd::SavedVariable self_, other_, result_;
+  double alpha = 1;
+};
+
+namespace detail {
+template <typename Op>
+Tensor run_binary_kernel(
+    const Tensor& self, const Tensor& other, double alpha, ScalarType compute) {
+  if constexpr (Op::alpha) {
+    return kernels::binary_with_alpha(Op::kernel, self, other, alpha, compute);
+  } else {
+    return kernels::binary(Op::kernel, self, other, compute);
+  }
+}
+
+// The node of a call whose inputs require grad, with its edges; the inputs
+// it reads are saved by the caller (forward and in-place differ).
+template <typename Op>
+std::shared_ptr<BinaryBackward<Op>> make_binary_node(
+    const Tensor& self, const Tensor& other, double alpha) {
+  auto node = autograd::make_node<BinaryBackward<Op>>();
+  node->set_next_edges(autograd::collect_next_edges({&self, &other}));
+  node->alpha = alpha;
+  return node;
+}
+}  // namespace detail
+
+/// The forward op of a binary table entry: the kernel, then the node when an
+/// input requires grad. `alpha` is used only by entries that take it.
+template <typename Op>
+Tensor binary(const Tensor& self, const Tensor& other, double alpha = 1) {
+  if constexpr (detail::HasCheck<Op>::value) {
+    Op::check(self, other);
+  }
+  Tensor out = detail::run_binary_kernel<Op>(
+      self, other, alpha, detail::binary_compute_dtype<Op>(self, other));
+  if constexpr (detail::IsDifferentiable<Op>::value) {
+    if (autograd::compute_requires_grad({&self, &other})) {
+      auto node = detail::make_binary_node<Op>(self, other, alpha);
+      // The output is saved once its history is set (it is then the node's
+      // own output, saved without a reference cycle).
+      autograd::set_history(out, node);
+      unsigned reads = node->reads_for(
+          node->should_compute_output(0), node->should_compute_output(1));
+      // torch's order (pack hooks see it): other, self, result.
+      if (reads & Operand::Other) {
+        node->other_ = autograd::SavedVariable(other, false);
+      }
+      if (reads & Operand::Self) {
+        node->self_ = autograd::SavedVariable(self, false);
+      }
+      if (reads & Operand::Result) {
+        node->result_ = autograd::SavedVariable(out, true);
+      }
+    }
+  }
+  return out;
+}
+
+/// The in-place form `name_` through Note [The mutation path].
+template <typename Op>
+void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
+  static_assert(Op::inplace, "torch has no in-place form of this op");
+  if constexpr (detail::HasCheck<Op>::value) {
+    Op::check(self, other);
+  }
+  bool requires_grad = autograd::compute_requires_grad({&self, &other});
+  check_inplace(self, requires_grad);
+  check_no_partial_overlap(self, other);
+  ScalarType compute = detail::binary_compute_dtype<Op>(self, other);
+  check_castable(compute, self.dtype());
+  check_broadcasts_to_self(self, other);
+  std::shared_ptr<BinaryBackward<Op>> node;
+  unsigned reads = 0;
+  if constexpr (detail::IsDifferentiable<Op>::value) {
+    if (requires_grad) {
+      node = detail::make_binary_node<Op>(self, other, alpha);
+      reads = node->reads_for(
+          node->should_compute_output(0), node->should_compute_output(1));
+      if (reads & Operand::Other) {
+        node->other_ = autograd::SavedVariable(other, false);
+      }
+      if (reads & Operand::Self) {
+        node->self_ = save_original(self);
+      }
+    }
+  }
+  if (Op::alpha && alpha != 1 && compute == ScalarType::Float16) {
+    // float16 with alpha rounds once, through float32 (kernels'
+    // binary_with_alpha); NumPy's out= would round twice.
+    kernels::copy_into(
+        self, detail::run_binary_kernel<Op>(self, other, alpha, compute));
+  } else {
+    Tensor operand = alpha == 1
+                         ? other
+                         : kernels::binary(
+                               kernels::Binary::Mul,
+                               other,
+                               wrapped_scalar(alpha, ScalarType::Float64),
+                               compute);
+    kernels::binary_out(Op::kernel, self, operand, self);
+  }
+  finish_inplace(self, node);
+  if (reads & Operand::Result) {
+    node->result_ = autograd::SavedVariable(self, true, self.is_view());
+  }
+}
+
+}  // namespace npgrad::ops

@@ -1,0 +1,352 @@
+#pragma once
+// The pointwise binary ops: one entry per op states everything about it (see
+// binary_family.h for the fields). Adding an op is an entry here and its name
+// in BinaryOps below (and, when NumPy's ufunc is new to npgrad, a row in
+// NPGRAD_FORALL_BINARY_UFUNCS); scripts/update_op_stubs.py then writes its
+// stubs.
+
+#include "npgrad/autograd/nodes/formula_helpers.h"
+#include "npgrad/ops/binary_family.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops::binary_ops {
+
+using autograd::div_reusing;
+using autograd::mul_reusing;
+using autograd::scalar;
+using autograd::times;
+using kernels::Binary;
+
+// torch's CPU kernels of some float-only ops have no integer version.
+template <const char* Kernel>
+void floating_only(const Tensor& self, const Tensor& other) {
+  ScalarType common = result_type(self, other);
+  NPGRAD_CHECK_TYPED(
+      NotImplementedError,
+      is_floating(common),
+      "\"",
+      Kernel,
+      "\" not implemented for '",
+      scalar_type_name(common),
+      "'");
+}
+
+struct Add {
+  static constexpr const char* name = "add";
+  static constexpr const char* node = "AddBackward0";
+  static constexpr Binary kernel = Binary::Add;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = true;
+  static constexpr bool alpha = true;
+  static constexpr unsigned self_reads = 0;
+  static constexpr unsigned other_reads = 0;
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands&) {
+    return grad;
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return times(grad, s.alpha);
+  }
+  static constexpr OpDoc doc = {
+      "``input + alpha * other``",
+      "[1.0, 2.0]",
+      "tensor([11., 22.])",
+      "[10.0, 20.0]"};
+};
+
+struct Sub {
+  static constexpr const char* name = "sub";
+  static constexpr const char* node = "SubBackward0";
+  static constexpr Binary kernel = Binary::Sub;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = true;
+  static constexpr bool alpha = true;
+  static constexpr unsigned self_reads = 0;
+  static constexpr unsigned other_reads = 0;
+  static void check(const Tensor& self, const Tensor& other) {
+    NPGRAD_CHECK(
+        self.dtype() != ScalarType::Bool || other.dtype() != ScalarType::Bool,
+        "Subtraction, the `-` operator, with two bool tensors is not "
+        "supported. Use the `^` or `logical_xor()` operator instead.");
+  }
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands&) {
+    return grad;
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return times(neg(grad), s.alpha);
+  }
+  static constexpr OpDoc doc = {
+      "``input - alpha * other``",
+      "[10.0, 20.0]",
+      "tensor([ 9., 18.])",
+      "[1.0, 2.0]"};
+};
+
+struct Mul {
+  static constexpr const char* name = "mul";
+  static constexpr const char* node = "MulBackward0";
+  static constexpr Binary kernel = Binary::Mul;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = true;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self;
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return mul_reusing(grad, s.other);
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return mul_reusing(grad, s.self);
+  }
+  static constexpr OpDoc doc = {
+      "The product ``input * other``", "[1.0, 2.0]", "tensor([3., 6.])", "3"};
+};
+
+struct Div {
+  static constexpr const char* name = "div";
+  static constexpr const char* node = "DivBackward0";
+  static constexpr Binary kernel = Binary::Div;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = true;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return div_reusing(grad, s.other);
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    // -grad * self / other**2
+    return neg(mul(grad, div(div(s.self, s.other), s.other)));
+  }
+  static constexpr OpDoc doc = {
+      "The true quotient ``input / other`` (integers divide in float)",
+      "[1.0, 3.0]",
+      "tensor([0.5000, 1.5000])",
+      "2"};
+};
+
+struct Atan2 {
+  static constexpr const char* name = "atan2";
+  static constexpr const char* node = "Atan2Backward0";
+  static constexpr Binary kernel = Binary::Atan2;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Self | Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  // d/dself = other / (self^2 + other^2), d/dother = -self / (...)
+  static Tensor squared_norm(const BinaryOperands& s) {
+    return add(mul(s.self, s.self), mul(s.other, s.other));
+  }
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return mul(grad, div(s.other, squared_norm(s)));
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return mul(grad, div(neg(s.self), squared_norm(s)));
+  }
+  static constexpr OpDoc doc = {
+      "The angle of the point ``(other, input)``, in ``[-pi, pi]``",
+      "[1.0, -1.0]",
+      "tensor([ 0.7854, -0.7854])",
+      "[1.0, 1.0]"};
+};
+
+// maximum and minimum share the gradient: the larger (smaller) operand gets
+// it, and on ties each gets half (torch's rule).
+// `beats(theirs, mine)` is where the other operand wins.
+inline Tensor grad_to_winner(
+    const Tensor& grad,
+    const Tensor& mine,
+    const Tensor& theirs,
+    Tensor (*beats)(const Tensor&, const Tensor&)) {
+  Tensor halved = where(eq(mine, theirs), div(grad, scalar(2)), grad);
+  return where(beats(theirs, mine), zeros_like(halved), halved);
+}
+
+struct Maximum {
+  static constexpr const char* name = "maximum";
+  static constexpr const char* node = "MaximumBackward0";
+  static constexpr Binary kernel = Binary::Maximum;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Self | Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return grad_to_winner(grad, s.self, s.other, gt);
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return grad_to_winner(grad, s.other, s.self, gt);
+  }
+  static constexpr OpDoc doc = {
+      "The larger of ``input`` and ``other`` (NaN if either is)",
+      "[1.0, 5.0]",
+      "tensor([3., 5.])",
+      "[3.0, 2.0]"};
+};
+
+struct Minimum {
+  static constexpr const char* name = "minimum";
+  static constexpr const char* node = "MinimumBackward0";
+  static constexpr Binary kernel = Binary::Minimum;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Self | Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return grad_to_winner(grad, s.self, s.other, lt);
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return grad_to_winner(grad, s.other, s.self, lt);
+  }
+  static constexpr OpDoc doc = {
+      "The smaller of ``input`` and ``other`` (NaN if either is)",
+      "[1.0, 5.0]",
+      "tensor([1., 2.])",
+      "[3.0, 2.0]"};
+};
+
+inline constexpr char kHypotCpu[] = "hypot_cpu";
+struct Hypot {
+  static constexpr const char* name = "hypot";
+  static constexpr const char* node = "HypotBackward0";
+  static constexpr Binary kernel = Binary::Hypot;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Self | Operand::Result;
+  static constexpr unsigned other_reads = Operand::Other | Operand::Result;
+  static void check(const Tensor& self, const Tensor& other) {
+    floating_only<kHypotCpu>(self, other);
+  }
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return mul(grad, div(s.self, s.result));
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return mul(grad, div(s.other, s.result));
+  }
+  static constexpr OpDoc doc = {
+      "The hypotenuse ``sqrt(input**2 + other**2)``",
+      "[3.0, 5.0]",
+      "tensor([ 5., 13.])",
+      "[4.0, 12.0]"};
+};
+
+inline constexpr char kLogaddexpCpu[] = "logaddexp_cpu";
+struct Logaddexp {
+  static constexpr const char* name = "logaddexp";
+  static constexpr const char* node = "LogaddexpBackward0";
+  static constexpr Binary kernel = Binary::Logaddexp;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Self | Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  static void check(const Tensor& self, const Tensor& other) {
+    floating_only<kLogaddexpCpu>(self, other);
+  }
+  // d/dself log(e^self + e^other) = 1 / (1 + e^(other - self))
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return div(grad, add(scalar(1), exp(sub(s.other, s.self))));
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return div(grad, add(scalar(1), exp(sub(s.self, s.other))));
+  }
+  static constexpr OpDoc doc = {
+      "``log(exp(input) + exp(other))`` without overflow",
+      "[0.0, 10.0]",
+      "tensor([ 0.6931, 10.0000])",
+      "[0.0, 0.0]"};
+};
+
+// The comparisons and logical ops: bool results, no node.
+#define NPGRAD_BOOL_BINARY(Struct, name_, kernel_, numbers_, summary, output) \
+  struct Struct {                                                             \
+    static constexpr const char* name = name_;                                \
+    static constexpr Binary kernel = Binary::kernel_;                         \
+    static constexpr Promotes promotes = Promotes::No;                        \
+    static constexpr bool inplace = false;                                    \
+    static constexpr bool numbers = numbers_;                                 \
+    static constexpr bool number_overload = true;                             \
+    static constexpr bool alpha = false;                                      \
+    static constexpr OpDoc doc = {summary, "[1.0, 2.0, 3.0]", output, "2"};   \
+  };
+NPGRAD_BOOL_BINARY(
+    Eq, "eq", Eq, true, "``input == other``", "tensor([False,  True, False])")
+NPGRAD_BOOL_BINARY(
+    Ne, "ne", Ne, true, "``input != other``", "tensor([ True, False,  True])")
+NPGRAD_BOOL_BINARY(
+    Lt, "lt", Lt, true, "``input < other``", "tensor([ True, False, False])")
+NPGRAD_BOOL_BINARY(
+    Le, "le", Le, true, "``input <= other``", "tensor([ True,  True, False])")
+NPGRAD_BOOL_BINARY(
+    Gt, "gt", Gt, true, "``input > other``", "tensor([False, False,  True])")
+NPGRAD_BOOL_BINARY(
+    Ge, "ge", Ge, true, "``input >= other``", "tensor([False,  True,  True])")
+#undef NPGRAD_BOOL_BINARY
+
+// The logical ops take tensors only; nonzero is true.
+#define NPGRAD_LOGICAL_BINARY(Struct, name_, kernel_, summary, output) \
+  struct Struct {                                                      \
+    static constexpr const char* name = name_;                         \
+    static constexpr Binary kernel = Binary::kernel_;                  \
+    static constexpr Promotes promotes = Promotes::No;                 \
+    static constexpr bool inplace = false;                             \
+    static constexpr bool numbers = false;                             \
+    static constexpr bool alpha = false;                               \
+    static constexpr OpDoc doc = {                                     \
+        summary, "[0.0, 1.0, 2.0]", output, "[1.0, 1.0, 0.0]"};        \
+  };
+NPGRAD_LOGICAL_BINARY(
+    LogicalAnd,
+    "logical_and",
+    LogicalAnd,
+    "Both nonzero",
+    "tensor([False,  True, False])")
+NPGRAD_LOGICAL_BINARY(
+    LogicalOr,
+    "logical_or",
+    LogicalOr,
+    "Either nonzero",
+    "tensor([True, True, True])")
+NPGRAD_LOGICAL_BINARY(
+    LogicalXor,
+    "logical_xor",
+    LogicalXor,
+    "Exactly one nonzero",
+    "tensor([ True, False,  True])")
+#undef NPGRAD_LOGICAL_BINARY
+
+// One op per line, so that adding one is a one-line change here.
+// clang-format off
+using BinaryOps = OpList<
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Atan2,
+    Maximum,
+    Minimum,
+    Hypot,
+    Logaddexp,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LogicalAnd,
+    LogicalOr,
+    LogicalXor>;
+// clang-format on
+
+}  // namespace npgrad::ops::binary_ops

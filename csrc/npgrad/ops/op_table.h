@@ -1,0 +1,40 @@
+#pragma once
+// What every op table shares: the list type, the dtype rule, the docstring.
+// The families' machinery (unary_family.h, binary_family.h) builds on it.
+
+#include <type_traits>
+
+namespace npgrad::ops {
+
+/// The dtype an op computes in: Promotes::ToFloat sends integer and bool
+/// inputs to the default float dtype (float32), as torch's exp, sin or div
+/// do; Promotes::No keeps the (promoted) input dtype (abs, neg, mul).
+enum class Promotes { No, ToFloat };
+
+/// A docstring's parts: what the op computes, an example input (a Python
+/// list literal), for a binary op the other operand (a list literal or a
+/// number), and what `npgrad.<name>(tensor(input)[, other])` prints.
+struct OpDoc {
+  const char* summary;
+  const char* example_input;
+  const char* example_output;
+  const char* example_other = nullptr;
+};
+
+template <typename... Ops>
+struct OpList {
+  /// Calls fn(Op{}) for each entry, in order.
+  template <typename Fn>
+  static void for_each(Fn&& fn) {
+    (fn(Ops{}), ...);
+  }
+};
+
+namespace detail {
+template <typename Op, typename = void>
+struct HasCheck : std::false_type {};
+template <typename Op>
+struct HasCheck<Op, std::void_t<decltype(&Op::check)>> : std::true_type {};
+}  // namespace detail
+
+}  // namespace npgrad::ops
