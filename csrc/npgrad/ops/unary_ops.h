@@ -258,6 +258,187 @@ struct Erf {
       "The error function", "[0.0, 1.0]", "tensor([0.0000, 0.8427])"};
 };
 
+struct Exp2 {
+  static constexpr const char* name = "exp2";
+  static constexpr const char* node = "Exp2Backward0";
+  static constexpr const char* ufunc = "exp2";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    // d/dx 2^x = 2^x * ln 2, in torch's order (grad * result * ln 2).
+    return mul(mul(grad, result), scalar(M_LN2));
+  }
+  static constexpr OpDoc doc = {
+      "The base-2 exponential ``2 ** x``", "[0.0, 3.0]", "tensor([1., 8.])"};
+};
+
+struct Log2 {
+  static constexpr const char* name = "log2";
+  static constexpr const char* node = "Log2Backward0";
+  static constexpr const char* ufunc = "log2";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return div(grad, mul(self, scalar(M_LN2)));
+  }
+  static constexpr OpDoc doc = {
+      "The base-2 logarithm", "[1.0, 8.0]", "tensor([0., 3.])"};
+};
+
+struct Log10 {
+  static constexpr const char* name = "log10";
+  static constexpr const char* node = "Log10Backward0";
+  static constexpr const char* ufunc = "log10";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return div(grad, mul(self, scalar(M_LN10)));
+  }
+  static constexpr OpDoc doc = {
+      "The base-10 logarithm", "[1.0, 100.0]", "tensor([0., 2.])"};
+};
+
+struct Rsqrt {
+  static constexpr const char* name = "rsqrt";
+  static constexpr const char* node = "RsqrtBackward0";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  // NumPy has no rsqrt ufunc; torch's kernel is 1 / sqrt(x) (one rounding of
+  // float16, which computes in float).
+  static Tensor kernel(const Tensor& input, ScalarType compute) {
+    return kernels::unary_map(
+        input,
+        compute,
+        [](float x) { return 1.0f / std::sqrt(x); },
+        [](double x) { return 1.0 / std::sqrt(x); });
+  }
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    // d/dx x^(-1/2) = -1/2 * x^(-3/2) = -1/2 * result^3
+    return mul(mul(scalar(-0.5), grad), pow(result, 3));
+  }
+  static constexpr OpDoc doc = {
+      "The reciprocal of the square root ``1 / sqrt(x)``",
+      "[4.0, 0.25]",
+      "tensor([0.5000, 2.0000])"};
+};
+
+struct Atan {
+  static constexpr const char* name = "atan";
+  static constexpr const char* node = "AtanBackward0";
+  static constexpr const char* ufunc = "arctan";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return div(grad, add(pow(self, 2), scalar(1)));
+  }
+  static constexpr OpDoc doc = {
+      "The arctangent", "[0.0, 1.0]", "tensor([0.0000, 0.7854])"};
+};
+
+struct Asin {
+  static constexpr const char* name = "asin";
+  static constexpr const char* node = "AsinBackward0";
+  static constexpr const char* ufunc = "arcsin";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    // d/dx asin(x) = 1 / sqrt(1 - x^2)
+    return mul(grad, rsqrt(add(mul(neg(self), self), scalar(1))));
+  }
+  static constexpr OpDoc doc = {
+      "The arcsine", "[0.0, 1.0]", "tensor([0.0000, 1.5708])"};
+};
+
+struct Acos {
+  static constexpr const char* name = "acos";
+  static constexpr const char* node = "AcosBackward0";
+  static constexpr const char* ufunc = "arccos";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    // d/dx acos(x) = -1 / sqrt(1 - x^2)
+    return mul(grad, neg(rsqrt(add(mul(neg(self), self), scalar(1)))));
+  }
+  static constexpr OpDoc doc = {
+      "The arccosine", "[0.0, 1.0]", "tensor([1.5708, 0.0000])"};
+};
+
+struct Sinh {
+  static constexpr const char* name = "sinh";
+  static constexpr const char* node = "SinhBackward0";
+  static constexpr const char* ufunc = "sinh";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return mul(grad, cosh(self));
+  }
+  static constexpr OpDoc doc = {
+      "The hyperbolic sine", "[0.0, 1.0]", "tensor([0.0000, 1.1752])"};
+};
+
+struct Cosh {
+  static constexpr const char* name = "cosh";
+  static constexpr const char* node = "CoshBackward0";
+  static constexpr const char* ufunc = "cosh";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    return mul(grad, sinh(self));
+  }
+  static constexpr OpDoc doc = {
+      "The hyperbolic cosine", "[0.0, 1.0]", "tensor([1.0000, 1.5431])"};
+};
+
+struct Tan {
+  static constexpr const char* name = "tan";
+  static constexpr const char* node = "TanBackward0";
+  static constexpr const char* ufunc = "tan";
+  static constexpr Saves saves = Saves::Result;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  static Tensor backward(const Tensor& grad, const Tensor& result) {
+    // d/dx tan(x) = 1 + tan(x)^2
+    return mul(grad, add(pow(result, 2), scalar(1)));
+  }
+  static constexpr OpDoc doc = {
+      "The tangent", "[0.0, 1.0]", "tensor([0.0000, 1.5574])"};
+};
+
+struct Erfc {
+  static constexpr const char* name = "erfc";
+  static constexpr const char* node = "ErfcBackward0";
+  static constexpr Saves saves = Saves::Self;
+  static constexpr Promotes promotes = Promotes::ToFloat;
+  static constexpr bool inplace = true;
+  // NumPy has no erfc ufunc (and 1 - erf(x) loses the small tail values):
+  // the C library's, element by element.
+  static Tensor kernel(const Tensor& input, ScalarType compute) {
+    return kernels::unary_map(
+        input,
+        compute,
+        [](float x) { return std::erfc(x); },
+        [](double x) { return std::erfc(x); });
+  }
+  static Tensor backward(const Tensor& grad, const Tensor& self) {
+    // d/dx erfc(x) = -2 / sqrt(pi) * exp(-x^2)
+    Tensor density = exp(neg(pow(self, 2)));
+    return mul(mul(scalar(-2.0 / std::sqrt(M_PI)), density), grad);
+  }
+  static constexpr OpDoc doc = {
+      "The complementary error function ``1 - erf(x)``",
+      "[0.0, 1.0]",
+      "tensor([1.0000, 0.1573])"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using UnaryOps = OpList<
@@ -274,7 +455,18 @@ using UnaryOps = OpList<
     Sqrt,
     Log1p,
     Expm1,
-    Erf>;
+    Erf,
+    Exp2,
+    Log2,
+    Log10,
+    Rsqrt,
+    Atan,
+    Asin,
+    Acos,
+    Sinh,
+    Cosh,
+    Tan,
+    Erfc>;
 // clang-format on
 
 }  // namespace npgrad::ops::unary_ops
