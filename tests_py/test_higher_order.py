@@ -96,6 +96,11 @@ def gradgrad(lib_: Any, op: op_specs.Op) -> tuple[list[np.ndarray], list[np.ndar
     weights = from_np(lib_, _cotangent(op.id, shape), requires_grad=True)
     directions = [v for v, d in zip(_directions(op), op.grad_mask) if d]
     grads = _first_grads(lib_, op, inputs, weights, create_graph=True)
+    if not any(g.requires_grad for g in grads):
+        # A piecewise-constant op (floor, sign, ...): torch's gradient is zeros_like(grad),
+        # recorded by no node, so both second derivatives are zero.
+        assert not any(_np(g).any() for g in grads)
+        return [np.zeros(tuple(x.shape)) for x in inputs], [np.zeros(shape)]
     assert all(g.requires_grad for g in grads)  # they depend on weights at least
     total = _dot(grads, directions, lib_)
     second = lib_.autograd.grad(total, wrt + [weights], allow_unused=True)

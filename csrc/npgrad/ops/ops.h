@@ -48,6 +48,9 @@ Tensor sigmoid(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor abs(const Tensor& a);
 Tensor sqrt(const Tensor& a);
+Tensor rsqrt(const Tensor& a);
+Tensor sinh(const Tensor& a);
+Tensor cosh(const Tensor& a);
 Tensor clamp(
     const Tensor& a, std::optional<double> min, std::optional<double> max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);

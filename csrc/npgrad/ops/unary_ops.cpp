@@ -38,5 +38,14 @@ Tensor abs(const Tensor& a) {
 Tensor sqrt(const Tensor& a) {
   return unary<Sqrt>(a);
 }
+Tensor rsqrt(const Tensor& a) {
+  return unary<Rsqrt>(a);
+}
+Tensor sinh(const Tensor& a) {
+  return unary<Sinh>(a);
+}
+Tensor cosh(const Tensor& a) {
+  return unary<Cosh>(a);
+}
 
 }  // namespace npgrad::ops
