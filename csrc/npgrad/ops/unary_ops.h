@@ -35,13 +35,6 @@ inline void check_kernel_dtype(
 // The backward of the piecewise-constant ops (sign, floor, ceil, trunc,
 // round): torch's formula is zeros_like(grad), so a double backward reaches
 // nothing.
-//
-// Note [In-place forms whose gradient is not differentiable]
-// torch has sign_, floor_, ceil_, trunc_, round_ and frac_, but their entries
-// say `inplace = false` for now: test_op_tables.py differentiates every
-// in-place form's gradient again, and the gradient of these (zeros_like(grad),
-// or for frac the incoming grad itself) does not require grad, so torch
-// raises there too. They become true once that test allows it.
 inline Tensor zero_gradient(const Tensor& grad) {
   return zeros_like(grad);
 }
@@ -472,8 +465,7 @@ struct Sign {
   static constexpr const char* node = "SignBackward0";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  // See Note [In-place forms whose gradient is not differentiable].
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   // torch's sign is (0 < x) - (x < 0): NaN gives 0 where numpy.sign gives
   // NaN, and numpy.sign has no bool loop (torch's sign of a bool is itself).
   static Tensor kernel(const Tensor& input, ScalarType compute) {
@@ -500,8 +492,7 @@ struct Floor {
   static constexpr const char* ufunc = "floor";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  // See Note [In-place forms whose gradient is not differentiable].
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static void check(const Tensor& input) {
     check_kernel_dtype(
         "floor_vml_cpu", input, input.dtype() != ScalarType::Bool);
@@ -519,8 +510,7 @@ struct Ceil {
   static constexpr const char* ufunc = "ceil";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  // See Note [In-place forms whose gradient is not differentiable].
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static void check(const Tensor& input) {
     check_kernel_dtype(
         "ceil_vml_cpu", input, input.dtype() != ScalarType::Bool);
@@ -538,8 +528,7 @@ struct Trunc {
   static constexpr const char* ufunc = "trunc";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  // See Note [In-place forms whose gradient is not differentiable].
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static void check(const Tensor& input) {
     check_kernel_dtype(
         "trunc_vml_cpu", input, input.dtype() != ScalarType::Bool);
@@ -556,8 +545,7 @@ struct Round {
   static constexpr const char* node = "RoundBackward0";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  // See Note [In-place forms whose gradient is not differentiable].
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static void check(const Tensor& input) {
     check_kernel_dtype(
         "round_vml_cpu", input, input.dtype() != ScalarType::Bool);
@@ -585,8 +573,7 @@ struct Frac {
   static constexpr const char* node = "FracBackward0";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  // See Note [In-place forms whose gradient is not differentiable].
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static void check(const Tensor& input) {
     check_kernel_dtype("frac_cpu", input, is_floating(input.dtype()));
   }
