@@ -9,6 +9,7 @@ npgrad and on torch."""
 from __future__ import annotations
 
 import functools
+import gc
 import types
 import warnings
 from typing import Any
@@ -426,6 +427,55 @@ def test_saved_tensors_survive_retain_graph(ng):
     assert_close(saved, DATA)
     y.sum().backward()
     assert_close(x.grad, 6 * DATA**2, rtol=1e-12)
+
+
+def _ctx_kept_after_its_output_is_gone(lib):
+    ctxs = []
+
+    class Scale(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctxs.append(ctx)
+            ctx.save_for_backward(x, None, w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            x, _, w = ctx.saved_tensors
+            return g * w, g * x
+
+    def saved(ctx):
+        try:
+            return [None if t is None else (t.tolist(), t.requires_grad) for t in ctx.saved_tensors]
+        except RuntimeError as e:
+            return ("raises", str(e)[:60])
+
+    r = {}
+    w = lib.tensor([3.0, 4.0])  # does not require grad
+    for case in ("retain_graph", "no backward", "backward"):
+        ctxs.clear()
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        out = Scale.apply(x, w)
+        if case == "retain_graph":
+            out.sum().backward(retain_graph=True)
+        elif case == "backward":
+            out.sum().backward()
+        del out
+        gc.collect()
+        r[case] = saved(ctxs[0])
+    return r
+
+
+@pytest.mark.usefixtures("torch_ref")
+def test_saved_tensors_of_a_kept_ctx_outlive_the_output(ng):
+    # torch keeps save_for_backward's tensors on the ctx: a ctx kept by the
+    # user still reads them once the output (and the node) are gone, unless a
+    # backward without retain_graph freed them.
+    got, expected = run_both(_ctx_kept_after_its_output_is_gone)
+    assert got == expected
+    assert got["retain_graph"] == [([1.0, 2.0], True), None, ([3.0, 4.0], False)]
+    assert got["no backward"] == got["retain_graph"]
+    assert got["backward"][0] == "raises" and got["backward"][1].startswith(BACKWARD_TWICE)
 
 
 def _saved_hook_counts(lib, name):

@@ -168,6 +168,40 @@ def test_function_ctx_holding_its_output(ng):
     assert_collected(ng, make)
 
 
+@TORCH_LEAKS
+def test_kept_function_ctx_in_a_cycle_through_its_saved_tensor(ng):
+    # The ctx owns its saved tensors (they outlive the node when the ctx is
+    # kept): the GC sees them through the ctx, here packed into an object
+    # that refers back to the ctx.
+    class Double(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    def make():
+        x, buf = leaf(ng)
+        boxes = []
+
+        def pack(t):
+            boxes.append([t])
+            return boxes[-1]
+
+        with ng.autograd.graph.saved_tensors_hooks(pack, lambda box: box[0]):
+            y = Double.apply(x)
+        ctx = y.grad_fn
+        boxes[0].append(ctx)  # packed object -> ctx -> saved tensor -> packed object
+        del y  # the node is gone, the ctx (kept by the cycle) keeps x saved
+        assert ctx.saved_tensors[0].tolist() == x.tolist()
+        return [weakref.ref(x), weakref.ref(ctx), buf]
+
+    assert_collected(ng, make)
+
+
 # ----------------------------------------------------------- C++-only cycles
 
 

@@ -3,6 +3,8 @@ allow_mutation_on_saved_tensors."""
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -75,6 +77,49 @@ def test_get_gradient_edge_of_leaf_is_its_accumulator(ng):
     assert edge.output_nr == 0
     # the same accumulator every time
     assert ng.autograd.graph.get_gradient_edge(x).node is edge.node
+
+
+def _edge_outlives_function_output(lib):
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = from_np(lib, X, requires_grad=True)
+    out = Double.apply(x)
+    edge = lib.autograd.graph.get_gradient_edge(out)
+    lib.autograd.backward(edge, grad_tensors=lib.ones(3))
+    r = {"first": x.grad.clone()}
+    del out
+    gc.collect()
+    # the edge alone keeps the custom Function's node and its graph alive
+    r["name"] = edge.node.name()
+    r["next"] = [type(n).__name__ for n, _ in edge.node.next_functions]
+    r["token"] = type(edge.ownership_token).__name__
+    lib.autograd.backward(edge, grad_tensors=lib.ones(3))
+    r["second"] = x.grad
+    (r["grad wrt edge"],) = lib.autograd.grad(edge, x, grad_outputs=lib.ones(3))
+    return r
+
+
+@pytest.mark.usefixtures("torch_ref")
+def test_gradient_edge_keeps_a_function_node_alive(ng):
+    got, expected = run_both(_edge_outlives_function_output)
+    assert list(got) == list(expected)
+    for key in expected:
+        assert same_value(got[key], expected[key]), key
+    assert got["name"] == "DoubleBackward"
+    assert_close(got["second"], 4 * np.ones(3))
+
+
+def test_gradient_edge_of_builtin_node_has_no_ownership_token(ng):
+    x = from_np(ng, X, requires_grad=True)
+    assert ng.autograd.graph.get_gradient_edge(x.sin()).ownership_token is None
+    assert ng.autograd.graph.get_gradient_edge(x).ownership_token is None
 
 
 def test_get_gradient_edge_requires_grad(ng):

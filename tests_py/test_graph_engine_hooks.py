@@ -11,7 +11,7 @@ import re
 import numpy as np
 import pytest
 
-from oracle import assert_close, graph_debug_log, run_both, to_np
+from oracle import assert_close, graph_debug_log, run_both, same_value, to_np
 
 CALLBACK_OUTSIDE = "Final callbacks can only be installed during backward pass."
 
@@ -176,6 +176,52 @@ def test_current_autograd_node(ng):
         ("post-acc", True),
     ]
     assert ng._C._current_autograd_node() is None
+
+
+def _post_hook_registered_by_an_unpack_hook(lib):
+    ev = []
+
+    def unpack(t):
+        node = lib._C._current_autograd_node()
+        ev.append(("unpack", node.name()))
+        node.register_hook(lambda gi, go: ev.append(("post-hook", gi, go)))
+        return t
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        y = x.sin()
+        z = x.exp()
+    # y's node has no post-hook when it starts: the new one sees no grad_outputs
+    y.sum().backward(retain_graph=True)
+    ev.append("second pass")
+    # now it has one: both run, with the grad_outputs
+    y.sum().backward()
+    ev.append("node with a post-hook already")
+    z.grad_fn.register_hook(lambda gi, go: ev.append(("first post-hook", len(gi), len(go))))
+    z.sum().backward()
+    return ev
+
+
+@pytest.mark.usefixtures("torch_ref")
+def test_post_hook_registered_while_the_node_runs_runs_in_that_pass(ng):
+    got, expected = run_both(_post_hook_registered_by_an_unpack_hook)
+    assert [e if isinstance(e, str) else e[0] for e in got] == [
+        "unpack",
+        "post-hook",
+        "second pass",
+        "unpack",
+        "post-hook",
+        "post-hook",
+        "node with a post-hook already",
+        "unpack",
+        "first post-hook",
+        "post-hook",
+    ]
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert same_value(g, e), (g, e)
+    assert got[1][2] == ()
+    assert len(got[4][2]) == 1
 
 
 # ----------------------------------------------------------------------------------

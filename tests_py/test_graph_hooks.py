@@ -437,6 +437,48 @@ def test_post_accumulate_hook_not_called_when_accumulate_grad_does_not_run(ng):
     assert sorted(calls[1:]) == ["w", "x"]
 
 
+def _hooks_when_nothing_is_accumulated(lib):
+    class NoGrad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.clone()
+
+        @staticmethod
+        def backward(ctx, g):
+            return None
+
+    ev = []
+    for case in ("undefined gradient", "leaf no longer requires grad"):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        acc = lib.autograd.graph.get_gradient_edge(x).node
+        x.register_hook(lambda g, case=case: ev.append((case, "tensor hook", g)))
+        acc.register_prehook(lambda go, case=case: ev.append((case, "pre-hook", go)))
+        x.register_post_accumulate_grad_hook(lambda p, case=case: ev.append((case, "post-accumulate", p.grad)))
+        acc.register_hook(lambda gi, go, case=case: ev.append((case, "post-hook", gi, go)))
+        if case == "undefined gradient":
+            NoGrad.apply(x * 2).sum().backward()
+        else:
+            out = (x * 2).sum()
+            x.requires_grad_(False)
+            out.backward()
+        ev.append((case, "x.grad", x.grad))
+    return ev
+
+
+@pytest.mark.usefixtures("torch_ref")
+def test_post_accumulate_hook_runs_when_nothing_is_accumulated(ng):
+    # torch runs a leaf's post-accumulate-grad hooks whenever its
+    # AccumulateGrad runs, even when there is nothing to accumulate.
+    got, expected = run_both(_hooks_when_nothing_is_accumulated)
+    assert same_value(got, expected)
+    assert [e[:2] for e in got] == [
+        (case, kind)
+        for case in ("undefined gradient", "leaf no longer requires grad")
+        for kind in ("tensor hook", "pre-hook", "post-accumulate", "post-hook", "x.grad")
+    ]
+    assert got[2] == ("undefined gradient", "post-accumulate", None)
+
+
 def test_post_accumulate_hook_on_non_leaf(ng, xy):
     _x, _c, y, _out = xy
     with pytest.raises(

@@ -133,9 +133,6 @@ void setup_tensor_type_gc(PyHeapTypeObject* heap_type);
 /// of an owned object by ~TensorImpl.
 void install_pyobject_preservation(PyTypeObject* tensor_type);
 void setup_node_type_gc(PyHeapTypeObject* heap_type);
-/// For other py::dynamic_attr() types (a Python subclass's instance dict is
-/// visited once).
-void setup_dynamic_attr_type_gc(PyHeapTypeObject* heap_type);
 void bind_gc(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.

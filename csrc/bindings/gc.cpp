@@ -8,6 +8,7 @@
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/python_refs.h"
 #include "npgrad/kernels/buffer_cache.h"
+#include "python_function.h"
 
 namespace npgrad::bindings {
 
@@ -102,14 +103,47 @@ int node_clear(PyObject* self) {
   return 0;
 }
 
-int dynamic_attr_traverse(PyObject* self, visitproc visit, void* arg) {
-  return traverse_dict_and_type(self, visit, arg, dynamic_attr_traverse);
+// The C++ state of a Function ctx, once constructed.
+FunctionBase* function_base(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (!inst->get_value_and_holder().holder_constructed()) {
+    return nullptr;
+  }
+  return py::handle(self).cast<FunctionBase*>();
+}
+
+// A ctx owns its saved tensors: it reports their Python objects (pack-hook
+// results, and the tensors it alone keeps) and drops them when garbage.
+int function_base_traverse(PyObject* self, visitproc visit, void* arg) {
+  if (int r =
+          traverse_dict_and_type(self, visit, arg, function_base_traverse)) {
+    return r;
+  }
+  if (FunctionBase* base = function_base(self)) {
+    for (const auto& sv : base->saved_variables) {
+      if (int r = sv.traverse_python(visit, arg)) {
+        return r;
+      }
+    }
+  }
+  return 0;
+}
+
+int function_base_clear(PyObject* self) {
+  py::detail::pybind11_clear(self);
+  if (FunctionBase* base = function_base(self)) {
+    for (auto& sv : base->saved_variables) {
+      sv.clear_python();
+    }
+  }
+  return 0;
 }
 
 }  // namespace
 
-void setup_dynamic_attr_type_gc(PyHeapTypeObject* heap_type) {
-  heap_type->ht_type.tp_traverse = dynamic_attr_traverse;
+void setup_function_base_type_gc(PyHeapTypeObject* heap_type) {
+  heap_type->ht_type.tp_traverse = function_base_traverse;
+  heap_type->ht_type.tp_clear = function_base_clear;
 }
 
 void setup_tensor_type_gc(PyHeapTypeObject* heap_type) {

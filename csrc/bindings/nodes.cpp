@@ -73,7 +73,7 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
         t[i] = raw_ ? py::cast(SavedTensorRef{node_, &v[i]})
                     : py::cast(v[i].unpack(node_));
       }
-      result = raw_ ? py::object(py::list(t)) : py::object(t);
+      result = t;  // a tuple for _raw_saved_x too, as torch
     }
   }
   void integer(const char* name, int64_t v) override {

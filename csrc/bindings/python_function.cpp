@@ -176,7 +176,7 @@ py::object function_apply(
     std::size_t i = 0;
     for (py::handle t : to_save) {
       if (t.is_none()) {
-        node->saved_variables.emplace_back();
+        base.saved_variables.emplace_back();
       } else {
         NPGRAD_CHECK_TYPE(
             is_tensor(t),
@@ -185,7 +185,7 @@ py::object function_apply(
             " is of type ",
             python_type_name(t));
         Tensor tensor = t.cast<Tensor>();
-        node->saved_variables.emplace_back(
+        base.saved_variables.emplace_back(
             tensor, output_impls.count(tensor.impl()) > 0);
       }
       ++i;
@@ -202,35 +202,36 @@ py::object function_apply(
 
 PyNode::~PyNode() {
   py::gil_scoped_acquire gil;
-  saved_variables.clear();
   ctx = py::object();
 }
 
+namespace {
+// Only a ctx this node alone holds dies with it: its saved tensors are then
+// the node's to report and to drop. A ctx Python also holds outlives the
+// node, and keeps its saved tensors (torch's ctx does too).
+FunctionBase* ctx_owned_alone(const py::object& ctx) {
+  return ctx && Py_REFCNT(ctx.ptr()) == 1 ? &ctx.cast<FunctionBase&>()
+                                          : nullptr;
+}
+}  // namespace
+
 void PyNode::visit_strong_refs(autograd::StrongRefVisitor& v) {
   Node::visit_strong_refs(v);
-  for (const auto& sv : saved_variables) {
-    sv.visit_strong_refs(v);
+  py::gil_scoped_acquire gil;
+  if (FunctionBase* base = ctx_owned_alone(ctx)) {
+    for (const auto& sv : base->saved_variables) {
+      sv.visit_strong_refs(v);
+    }
   }
 }
 
-// The ctx (and what it holds) belongs to this node: the ctx refers back to it
-// only weakly (Note [GC visibility]).
+// The ctx (and what it holds, saved tensors included) belongs to this node:
+// the ctx refers back to it only weakly (Note [GC visibility]).
 int PyNode::traverse_python(autograd::PyVisitProc visit, void* arg) const {
-  if (int r = visit_object(ctx, visit, arg)) {
-    return r;
-  }
-  for (const auto& sv : saved_variables) {
-    if (int r = sv.traverse_python(visit, arg)) {
-      return r;
-    }
-  }
-  return 0;
+  return visit_object(ctx, visit, arg);
 }
 
 void PyNode::clear_python() {
-  for (auto& sv : saved_variables) {
-    sv.clear_python();
-  }
   clear_object(ctx);
 }
 
@@ -239,12 +240,30 @@ std::string PyNode::name() const {
   return ctx ? python_type_name(ctx) : std::string("PyNode");
 }
 
+// After a backward without retain_graph: the ctx's saved tensors are freed
+// and it remembers it (torch's THPFunction has_freed_buffers).
 void PyNode::release_variables() {
   py::gil_scoped_acquire gil;
-  for (auto& sv : saved_variables) {
+  if (!ctx) {
+    return;  // cleared by the GC
+  }
+  auto& base = ctx.cast<FunctionBase&>();
+  for (auto& sv : base.saved_variables) {
     sv.reset_data();
   }
-  has_freed_buffers = true;
+  base.has_freed_buffers = true;
+}
+
+// The node is going: drop the saved tensors only if the ctx goes with it, so
+// that a chain of Functions saving their inputs is torn down iteratively
+// (Note [Iterative graph teardown]); a ctx kept by the user keeps them.
+void PyNode::release_for_destruction() {
+  py::gil_scoped_acquire gil;
+  if (FunctionBase* base = ctx_owned_alone(ctx)) {
+    for (auto& sv : base->saved_variables) {
+      sv.reset_data();
+    }
+  }
 }
 
 variable_list PyNode::apply(variable_list&& grads) {
@@ -340,7 +359,7 @@ void bind_function(py::module_& m) {
       m,
       "_FunctionBase",
       py::dynamic_attr(),
-      py::custom_type_setup(setup_dynamic_attr_type_gc))
+      py::custom_type_setup(setup_function_base_type_gc))
       .def(py::init<>())
       .def(
           "name",
@@ -358,14 +377,12 @@ void bind_function(py::module_& m) {
           })
       .def_property_readonly(
           "saved_tensors", [](FunctionBase& self) -> py::object {
-            auto node = self.cdata.lock();
-            if (!node) {
-              return py::tuple();
-            }
-            NPGRAD_CHECK(!node->has_freed_buffers, messages::kBackwardTwice);
-            py::tuple out(node->saved_variables.size());
-            for (std::size_t i = 0; i < node->saved_variables.size(); ++i) {
-              out[i] = py::cast(node->saved_variables[i].unpack(node));
+            NPGRAD_CHECK(!self.has_freed_buffers, messages::kBackwardTwice);
+            // Saved outputs get their history from the node, while it lives.
+            std::shared_ptr<Node> node = self.cdata.lock();
+            py::tuple out(self.saved_variables.size());
+            for (std::size_t i = 0; i < self.saved_variables.size(); ++i) {
+              out[i] = py::cast(self.saved_variables[i].unpack(node));
             }
             return out;
           });

@@ -165,14 +165,18 @@ variable_list call_function(GraphTask& task, Node& fn, variable_list inputs) {
   if (!task.keep_graph) {
     fn.will_release_variables();
   }
-  bool has_post_hooks = !fn.post_hooks().empty();
-  variable_list outputs = has_post_hooks ? fn.apply(variable_list(inputs))
+  bool had_post_hooks = !fn.post_hooks().empty();
+  variable_list outputs = had_post_hooks ? fn.apply(variable_list(inputs))
                                          : fn.apply(std::move(inputs));
   validate_outputs(fn.next_edges(), outputs, &fn);
-  if (has_post_hooks) {
-    for (std::size_t i = 0; i < fn.post_hooks().size(); ++i) {
-      outputs = (*fn.post_hooks()[i])(outputs, inputs);
-    }
+  // Post-hooks registered while the node ran (by an unpack hook, on
+  // _current_autograd_node()) run too, as in torch. When the node had none
+  // before, its inputs were moved into apply: those hooks get no
+  // grad_outputs, as torch's do. Indexed: a hook may register another.
+  variable_list no_inputs;
+  for (std::size_t i = 0; i < fn.post_hooks().size(); ++i) {
+    outputs =
+        (*fn.post_hooks()[i])(outputs, had_post_hooks ? inputs : no_inputs);
   }
   return outputs;
 }

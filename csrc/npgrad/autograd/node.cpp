@@ -117,7 +117,7 @@ std::string forward_op_name(const Node& fn) {
 void destroy_node(Node* node) {
   std::vector<std::shared_ptr<Node>> stack;
   auto gather = [&stack](Node* n) {
-    n->release_variables();
+    n->release_for_destruction();
     edge_list edges = n->release_next_edges();
     for (auto& e : edges) {
       if (e.function && e.function.use_count() == 1) {

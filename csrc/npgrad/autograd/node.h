@@ -98,6 +98,10 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   /// Frees what visit_saved declares (the tensors; lists are marked
   /// released). Overridden only by nodes holding more than saved state.
   virtual void release_variables();
+  /// Called by destroy_node before the node goes: drops the saved state that
+  /// dies with the node, so that what it alone keeps alive is torn down
+  /// iteratively. Overridden by nodes whose saved state may outlive them.
+  virtual void release_for_destruction() { release_variables(); }
   virtual void will_release_variables() {}
   /// Declares the saved state: every saved tensor, tensor list and scalar,
   /// under its torch attribute name.

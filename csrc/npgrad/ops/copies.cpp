@@ -189,8 +189,11 @@ Tensor index_backward(
   kernels::index_put(z, indices, grad, true);
   if (compute_requires_grad({&grad})) {
     auto node = make_node<IndexPutImplBackward0>();
-    node->set_next_edges(collect_next_edges({&grad}));
-    node->indices = indices;
+    // z does not require grad yet: its edge (self's) is invalid, as torch's.
+    node->set_next_edges(collect_next_edges({&z, &grad}));
+    for (const auto& idx : indices) {
+      node->indices_.items.emplace_back(idx, false);
+    }
     set_history(z, node);
   }
   return z;

@@ -50,16 +50,18 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_same_dtype(a, b);
   Tensor out = kernels::matmul(a, b);
   if (auto node = record<MmBackward0>(out, a, b)) {
+    // As torch's derivatives.yaml: each operand's strides (like the other
+    // operand) only when its own gradient is needed; the sizes always.
     if (node->should_compute_output(0)) {
       node->other_ = SavedVariable(b, false);
+      node->self_strides = a.strides();
     }
     if (node->should_compute_output(1)) {
       node->self_ = SavedVariable(a, false);
+      node->mat2_strides = b.strides();
     }
     node->self_sizes = a.sizes();
-    node->self_strides = a.strides();
     node->mat2_sizes = b.sizes();
-    node->mat2_strides = b.strides();
   }
   return out;
 }
@@ -127,8 +129,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   }
   Tensor out = kernels::matmul(a, b);
   if (auto node = record<BmmBackward0>(out, a, b)) {
-    node->self_ = SavedVariable(a, false);
-    node->other_ = SavedVariable(b, false);
+    // Each operand only when the other's gradient is needed, as torch's bmm.
+    if (node->should_compute_output(1)) {
+      node->self_ = SavedVariable(a, false);
+    }
+    if (node->should_compute_output(0)) {
+      node->other_ = SavedVariable(b, false);
+    }
+    node->self_sizes = a.sizes();
+    node->mat2_sizes = b.sizes();
   }
   return out;
 }

@@ -222,7 +222,16 @@ def get_gradient_edge(tensor: Any) -> GradientEdge:
     """
     if not tensor.requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
-    return GradientEdge(_get_grad_fn_or_grad_acc(tensor), tensor.output_nr)
+    node = _get_grad_fn_or_grad_acc(tensor)
+    # A custom Function's node object (its ctx) holds the native node only
+    # weakly: the tensor's grad_fn owns it. As in torch, the edge keeps the
+    # graph alive after the tensor is gone through a view node whose next
+    # edge is that node (the ownership token).
+    token = None
+    if isinstance(node, _C._FunctionBase):
+        with enable_grad():
+            token = tensor.view_as(tensor).grad_fn
+    return GradientEdge(node, tensor.output_nr, ownership_token=token)
 
 
 def increment_version(tensor: Any) -> None:

@@ -63,22 +63,26 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   NPGRAD_INTERNAL_ASSERT(
       grads.size() == 1, "AccumulateGrad takes one gradient");
   Tensor new_grad = std::move(grads[0]);
-  if (!new_grad.defined() || !requires_grad(variable_)) {
-    return {};
-  }
-  NPGRAD_CHECK(!grad_fn(variable_), messages::kLeafMovedIntoGraph);
   AutogradMeta& meta = materialize_autograd_meta(variable_);
-  // The replaced gradient is freed after the mutex: its ~TensorImpl may run
-  // Python code (Note [PyObject preservation]) that uses this leaf.
-  Tensor old_grad;
-  {
-    kernels::lock_releasing_gil(meta.mutex);
-    std::lock_guard<std::mutex> lock(meta.mutex, std::adopt_lock);
-    old_grad = meta.grad;
-    accumulate_grad(variable_, std::move(new_grad));
+  if (new_grad.defined()) {
+    NPGRAD_CHECK(!grad_fn(variable_), messages::kLeafMovedIntoGraph);
   }
-  old_grad = Tensor();
-  for (const auto& hook : meta.post_acc_grad_hooks) {
+  if (new_grad.defined() && requires_grad(variable_)) {
+    // The replaced gradient is freed after the mutex: its ~TensorImpl may run
+    // Python code (Note [PyObject preservation]) that uses this leaf.
+    Tensor old_grad;
+    {
+      kernels::lock_releasing_gil(meta.mutex);
+      std::lock_guard<std::mutex> lock(meta.mutex, std::adopt_lock);
+      old_grad = meta.grad;
+      accumulate_grad(variable_, std::move(new_grad));
+    }
+  }
+  // As in torch, the post-accumulate-grad hooks run whenever the node runs,
+  // also when nothing was accumulated (an undefined gradient, or a leaf that
+  // no longer requires grad). A copy: a hook may replace the leaf's hooks.
+  auto hooks = meta.post_acc_grad_hooks;
+  for (const auto& hook : hooks) {
     (*hook)(variable_);
   }
   return {};

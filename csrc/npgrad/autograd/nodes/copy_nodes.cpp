@@ -37,7 +37,15 @@ void IndexBackward0::compute(const variable_list& g, variable_list& out) {
 
 void IndexPutImplBackward0::compute(
     const variable_list& g, variable_list& out) {
-  out[0] = index(g[0], indices);
+  if (!task_should_compute_output(1)) {
+    return;
+  }
+  std::vector<Tensor> indices;
+  indices.reserve(indices_.items.size());
+  for (const auto& sv : indices_.items) {
+    indices.push_back(sv.unpack());
+  }
+  out[1] = index(g[0], indices);
 }
 
 void FillBackward3::compute(const variable_list& g, variable_list& out) {

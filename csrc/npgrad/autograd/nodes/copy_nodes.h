@@ -43,11 +43,17 @@ struct IndexBackward0 final : FormulaNode {
   Shape self_sizes;
 };
 
-/// The backward of index_backward (a scatter-add into zeros): gather again.
+/// The backward of index_backward, torch's `zeros.index_put_(indices, grad,
+/// accumulate=true)`: edges (self, values); the zeros never require grad, the
+/// values get the gradient gathered again.
 struct IndexPutImplBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(IndexPutImplBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  std::vector<Tensor> indices;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.boolean("_saved_accumulate", true);
+    v.tensor_list("_saved_indices", indices_);
+  }
+  SavedVariableList indices_;
 };
 
 struct FillBackward3 final : FormulaNode {

@@ -34,13 +34,13 @@ void MvBackward0::compute(const variable_list& g, variable_list& out) {
 }
 
 void BmmBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor self = self_.unpack();
-  Tensor mat2 = other_.unpack();
   if (task_should_compute_output(0)) {
-    out[0] = sum_to(matmul(g[0], transpose(mat2, -1, -2)), self.sizes());
+    Tensor mat2 = other_.unpack();
+    out[0] = sum_to(matmul(g[0], transpose(mat2, -1, -2)), self_sizes);
   }
   if (task_should_compute_output(1)) {
-    out[1] = sum_to(matmul(transpose(self, -1, -2), g[0]), mat2.sizes());
+    Tensor self = self_.unpack();
+    out[1] = sum_to(matmul(transpose(self, -1, -2), g[0]), mat2_sizes);
   }
 }
 

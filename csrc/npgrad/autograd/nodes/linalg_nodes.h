@@ -37,6 +37,9 @@ struct BmmBackward0 final : TwoOperandNode {
   BmmBackward0() : TwoOperandNode("_saved_mat2") {}
   NPGRAD_NODE_NAME(BmmBackward0)
   void compute(const variable_list& g, variable_list& out) override;
+  /// The operands' shapes before broadcasting, to reduce each gradient to;
+  /// not saved state in torch (whose bmm does not broadcast).
+  Shape self_sizes, mat2_sizes;
 };
 
 }  // namespace npgrad::autograd
