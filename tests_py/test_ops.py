@@ -297,3 +297,16 @@ def test_numpy_scalars_are_python_numbers(ng, scalar):
         assert got[0] == [2.5, -1.0] and got[2] == [1.0, 1.0]
     else:
         assert got[0] == [5.0, -2.0] and got[2] == [2.0, 2.0]
+
+
+def test_abs_gradient_at_nan_is_zero_as_in_torch(ng, torch_ref):
+    """abs's gradient is grad * sgn(x), and torch's sgn of NaN is 0 (NumPy's sign gives NaN)."""
+
+    def run(lib):
+        x = lib.tensor([float("nan"), -2.0, 0.0, 3.0], requires_grad=True)
+        (g,) = lib.autograd.grad(x.abs().sum(), x, create_graph=True)
+        sgn_node = g.grad_fn.next_functions[1][0]
+        return g.tolist(), sgn_node.name(), sgn_node._saved_result.tolist()
+
+    got, expected = run(ng), run(torch_ref)
+    assert got == expected

@@ -257,20 +257,11 @@ def _saved_attributes(lib: Any, name: str, mask: tuple[bool, bool, bool]) -> Any
 
 MASKS = [m for m in itertools.product((True, False), repeat=3) if any(m)]
 
-# torch's SgnBackward0 saves self and result (its formula is written for complex
-# inputs); npgrad's, in the op tables' nodes, saves nothing yet.
-SAVED_ATTRIBUTES_DIFFER = {"SgnBackward0"}
-
 
 @pytest.mark.usefixtures("torch_ref")
 @pytest.mark.parametrize(
     "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(not AGAINST_TORCH, strict=True, reason="saves less than torch"))
-        if n in SAVED_ATTRIBUTES_DIFFER
-        else n
-        for n in sorted(set(PROGRAMS) - set(TORCH_RECORDS_INSTEAD))
-    ],
+    sorted(set(PROGRAMS) - set(TORCH_RECORDS_INSTEAD)),
 )
 def test_saved_attributes_match_torch_with_and_without_requires_grad(name):
     """Each node saves (and shows) exactly what torch's does, whichever of its

@@ -5,18 +5,21 @@
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/ops/unary_ops.h"
 
 namespace npgrad::ops {
 
 using namespace npgrad::autograd;
 
 Tensor sgn(const Tensor& a) {
-  static const kernels::UnaryUfunc& sign = kernels::unary_ufunc("sign");
-  Tensor out = kernels::unary(sign, a, a.dtype());
+  // sign's kernel: NaN gives 0, as torch's (so abs's gradient at NaN is 0).
+  Tensor out = unary_ops::Sign::kernel(a, a.dtype());
   if (compute_requires_grad({&a})) {
     auto node = make_node<SgnBackward0>();
     node->set_next_edges(collect_next_edges({&a}));
     set_history(out, node);
+    node->self_ = SavedVariable(a, false);
+    node->result_ = SavedVariable(out, true);
   }
   return out;
 }

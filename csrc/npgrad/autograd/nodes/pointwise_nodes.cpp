@@ -54,6 +54,9 @@ void PowBackward2::compute(const variable_list& g, variable_list& out) {
 }
 
 void SgnBackward0::compute(const variable_list& g, variable_list& out) {
+  // Unpacked as torch's node does: a saved value modified since is an error.
+  result_.unpack(self_ptr());
+  self_.unpack();
   out[0] = zeros_like(g[0]);
 }
 

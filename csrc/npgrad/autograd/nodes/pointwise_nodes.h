@@ -80,10 +80,16 @@ struct WhereBackward0 final : FormulaNode {
   SavedVariable condition_;
 };
 
-/// sgn's backward for real tensors: zero.
+/// sgn's backward for real tensors: zero. It saves what torch's formula
+/// (written for complex inputs) saves.
 struct SgnBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(SgnBackward0)
   void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_result", result_);
+    v.tensor("_saved_self", self_);
+  }
+  SavedVariable self_, result_;
 };
 
 /// threshold_backward(grad_output, self, threshold): differentiable in
