@@ -39,7 +39,7 @@ def _parameters(op: dict[str, Any]) -> str:
 
 def _methods(table: Table) -> list[str]:
     lines = []
-    for op in table:
+    for op in (op for op in table if op["public"]):
         lines.append(f"    def {op['name']}(self{_parameters(op)}) -> Tensor: ...\n")
         if op["inplace"]:
             lines.append(f"    def {op['inplace']}(self{_parameters(op)}) -> Tensor: ...\n")
@@ -47,7 +47,7 @@ def _methods(table: Table) -> list[str]:
 
 
 def _functions(table: Table) -> list[str]:
-    return [f"def {op['name']}(input: Tensor{_parameters(op)}) -> Tensor: ...\n" for op in table]
+    return [f"def {op['name']}(input: Tensor{_parameters(op)}) -> Tensor: ...\n" for op in table if op["public"]]
 
 
 def _nodes(table: Table) -> list[str]:

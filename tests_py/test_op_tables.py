@@ -24,7 +24,9 @@ import npgrad
 from op_specs import ALL
 from oracle import assert_close, from_np, to_np
 
-TABLE = npgrad._C._op_table
+# The ops of the tables that npgrad exposes (tanh_backward and the like are only
+# nodes, tested through the saved-state and higher-order tests).
+TABLE = tuple(op for op in npgrad._C._op_table if op["public"])
 INPLACE = [op for op in TABLE if op["inplace"]]
 BINARY = [op for op in TABLE if op["family"] == "binary"]
 BOOL_VALUED = [op for op in BINARY if not op["node"]]
@@ -263,3 +265,31 @@ def test_binary_op_saves_only_what_the_needed_gradients_read(ng: Any, torch_ref:
         return facts
 
     assert run(ng) == run(torch_ref)
+
+
+@pytest.mark.parametrize("name", ["tanh", "sigmoid"])
+def test_double_backward_records_torch_backward_nodes(ng: Any, torch_ref: Any, name: str) -> None:
+    """Under create_graph, tanh's and sigmoid's formulas are ops of their own
+    (TanhBackwardBackward0 ...): the same node, saved values, edges and third-order
+    gradients as torch."""
+
+    def run(lib: Any) -> list[Any]:
+        x = from_np(lib, np.array([[0.3, -1.2, 2.0], [0.0, 0.7, -0.4]]), requires_grad=True)
+        y = getattr(x, name)()
+        (g,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        node = g.grad_fn  # tanh_backward(2 * y, y) is x's gradient
+        facts = [
+            node.name(),
+            to_np(node._saved_grad_output),
+            to_np(node._saved_output),
+            [None if fn is None else fn.name() for fn, _ in node.next_functions],
+        ]
+        (gg,) = lib.autograd.grad(g.sum(), x, create_graph=True)
+        (ggg,) = lib.autograd.grad(gg.sum(), x)
+        return [*facts, to_np(g), to_np(gg), to_np(ggg)]
+
+    got, expected = run(ng), run(torch_ref)
+    assert got[0] == expected[0] == f"{name.capitalize()}BackwardBackward0"
+    assert got[3] == expected[3]
+    for g, e in zip(got[1:3] + got[4:], expected[1:3] + expected[4:]):
+        assert_close(g, e)

@@ -144,6 +144,8 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MvBackward0": lambda lib, a, b, v: a @ v,
     "Error": lambda lib, a, b, v: _once_differentiable(lib, a),
     "BmmBackward0": lambda lib, a, b, v: a.unsqueeze(0).expand(2, 2, 3) @ b.t().unsqueeze(0).expand(2, 3, 2),
+    "TanhBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.tanh(), a),
+    "SigmoidBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.sigmoid(), a),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every
@@ -151,7 +153,7 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
 for _op in npgrad._C._op_table:
     if _op["family"] == "unary":
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
-    elif _op["node"]:
+    elif _op["node"] and _op["public"]:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
 
 # Where torch's graph has another node for the same program. torch's as_strided

@@ -183,6 +183,7 @@ void bind_op_tables(py::module_& m) {
     table.append(
         py::dict(
             "family"_a = "unary",
+            "public"_a = true,
             "name"_a = Op::name,
             "inplace"_a = Op::inplace ? py::object(py::str(inplace_name))
                                       : py::object(py::none()),
@@ -202,7 +203,9 @@ void bind_op_tables(py::module_& m) {
           std::shared_ptr<ops::BinaryBackward<Op>>>(
           nodes, Op::node, py::custom_type_setup(setup_node_type_gc));
     }
-    bind_binary_callables<Op>(m, cls);
+    if constexpr (ops::detail::IsExposed<Op>::value) {
+      bind_binary_callables<Op>(m, cls);
+    }
     if constexpr (ops::detail::HasNumberOverload<Op>::value) {
       mark_torch_overloaded(m.attr(Op::name), 1);
     }
@@ -210,6 +213,7 @@ void bind_op_tables(py::module_& m) {
     table.append(
         py::dict(
             "family"_a = "binary",
+            "public"_a = ops::detail::IsExposed<Op>::value,
             "name"_a = Op::name,
             "inplace"_a = Op::inplace ? py::object(py::str(inplace_name))
                                       : py::object(py::none()),

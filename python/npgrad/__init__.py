@@ -146,4 +146,4 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
-__all__ += [_op["name"] for _op in _C._op_table]
+__all__ += [_op["name"] for _op in _C._op_table if _op["public"]]

@@ -495,6 +495,8 @@ def _table_op_argument(op: dict) -> str:
 
 
 for _op in _C._op_table:
+    if not _op["public"]:
+        continue
     _inplace = f" In place: ``{_op['inplace']}()``." if _op["inplace"] else ""
     _broadcast = "" if _op["family"] == "unary" else " and broadcasting"
     add_docstr_all(
@@ -816,6 +818,8 @@ for _name, _what, _example, _out in (
     )
 
 for _op in _C._op_table:
+    if not _op["public"]:
+        continue
     if _op["inplace"]:
         add_docstr_all(
             _op["inplace"],

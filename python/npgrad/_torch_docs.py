@@ -103,7 +103,8 @@ def _table_op_doc(op: dict) -> str:
 
 
 for _op in _C._op_table:
-    add_docstr(getattr(_C, _op["name"]), _table_op_doc(_op), name=_op["name"])
+    if _op["public"]:
+        add_docstr(getattr(_C, _op["name"]), _table_op_doc(_op), name=_op["name"])
 
 add_docstr(
     _C.clamp,

@@ -7,7 +7,10 @@
 // An entry is a struct with these members:
 //   name       torch's function and method name; the in-place method is
 //              name + "_" when `inplace` is true
-//   kernel     `static constexpr kernels::Binary kernel`: the NumPy ufunc
+//   ufunc      `static constexpr kernels::Binary ufunc`: the NumPy ufunc; or
+//   kernel     `static Tensor kernel(const Tensor& self, const Tensor& other,
+//              ScalarType compute)`, run in no-grad mode (a composite of
+//              kernels, or of ops whose graph the op's own node replaces)
 //   promotes   Promotes::ToFloat: integer operands compute in float32 (div);
 //              Promotes::No: torch's result_type of the two operands
 //   inplace    whether torch has the in-place form
@@ -17,6 +20,10 @@
 //              scaled by it: add, sub); the node then saves `_saved_alpha`
 //   doc        `static constexpr OpDoc doc`, with example_other
 //   check      optional `static void check(const Tensor&, const Tensor&)`
+//   self_name, other_name  optional: torch's names of the two operands when
+//              they are not `self` and `other` (`_saved_<name>`)
+//   exposed    optional, false for an op torch has only in its backward
+//              formulas (tanh_backward): no function or method, only the node
 //   number_overload  optional, true when torch declares `other: Number` as
 //              an overload of its own (the comparisons): a bad operand then
 //              gets torch's "invalid combination of arguments" error
@@ -40,6 +47,7 @@
 #include <type_traits>
 
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
@@ -74,6 +82,42 @@ struct HasNumberOverload : std::false_type {};
 template <typename Op>
 struct HasNumberOverload<Op, std::void_t<decltype(Op::number_overload)>>
     : std::bool_constant<Op::number_overload> {};
+
+template <typename Op, typename = void>
+struct HasBinaryKernel : std::false_type {};
+template <typename Op>
+struct HasBinaryKernel<Op, std::void_t<decltype(&Op::kernel)>>
+    : std::true_type {};
+template <typename Op, typename = void>
+struct IsExposed : std::true_type {};
+template <typename Op>
+struct IsExposed<Op, std::void_t<decltype(Op::exposed)>>
+    : std::bool_constant<Op::exposed> {};
+
+template <typename Op, typename = void>
+struct OperandNames {
+  static constexpr const char* self = "self";
+  static constexpr const char* other = "other";
+};
+template <typename Op>
+struct OperandNames<Op, std::void_t<decltype(Op::self_name)>> {
+  static constexpr const char* self = Op::self_name;
+  static constexpr const char* other = Op::other_name;
+};
+
+// "_saved_" + the operand's name, made once.
+template <typename Op>
+const char* saved_self_attribute() {
+  static const std::string name =
+      std::string("_saved_") + OperandNames<Op>::self;
+  return name.c_str();
+}
+template <typename Op>
+const char* saved_other_attribute() {
+  static const std::string name =
+      std::string("_saved_") + OperandNames<Op>::other;
+  return name.c_str();
+}
 
 template <typename Op>
 ScalarType binary_compute_dtype(const Tensor& self, const Tensor& other) {
@@ -142,13 +186,13 @@ struct BinaryBackward final : autograd::FormulaNode {
       v.real("_saved_alpha", alpha);
     }
     if constexpr ((reads & Operand::Other) != 0) {
-      v.tensor("_saved_other", other_);
+      v.tensor(detail::saved_other_attribute<Op>(), other_);
     }
     if constexpr ((reads & Operand::Result) != 0) {
       v.tensor("_saved_result", result_);
     }
     if constexpr ((reads & Operand::Self) != 0) {
-      v.tensor("_saved_self", self_);
+      v.tensor(detail::saved_self_attribute<Op>(), self_);
     }
   }
 
@@ -160,10 +204,13 @@ namespace detail {
 template <typename Op>
 Tensor run_binary_kernel(
     const Tensor& self, const Tensor& other, double alpha, ScalarType compute) {
-  if constexpr (Op::alpha) {
-    return kernels::binary_with_alpha(Op::kernel, self, other, alpha, compute);
+  if constexpr (HasBinaryKernel<Op>::value) {
+    autograd::AutoGradMode no_grad(false);
+    return Op::kernel(self, other, compute);
+  } else if constexpr (Op::alpha) {
+    return kernels::binary_with_alpha(Op::ufunc, self, other, alpha, compute);
   } else {
-    return kernels::binary(Op::kernel, self, other, compute);
+    return kernels::binary(Op::ufunc, self, other, compute);
   }
 }
 
@@ -252,7 +299,7 @@ void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
                                other,
                                wrapped_scalar(alpha, ScalarType::Float64),
                                compute);
-    kernels::binary_out(Op::kernel, self, operand, self);
+    kernels::binary_out(Op::ufunc, self, operand, self);
   }
   finish_inplace(self, node);
   if (reads & Operand::Result) {

@@ -60,4 +60,11 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
   return binary<LogicalXor>(a, b);
 }
 
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  return binary<TanhBackward>(grad_output, output);
+}
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  return binary<SigmoidBackward>(grad_output, output);
+}
+
 }  // namespace npgrad::ops

@@ -6,6 +6,7 @@
 // stubs.
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
+#include "npgrad/autograd/nodes/half_formulas.h"
 #include "npgrad/ops/binary_family.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
@@ -14,6 +15,7 @@ namespace npgrad::ops::binary_ops {
 
 using autograd::div_reusing;
 using autograd::mul_reusing;
+using autograd::one_minus_reusing;
 using autograd::scalar;
 using autograd::times;
 using kernels::Binary;
@@ -35,7 +37,7 @@ void floating_only(const Tensor& self, const Tensor& other) {
 struct Add {
   static constexpr const char* name = "add";
   static constexpr const char* node = "AddBackward0";
-  static constexpr Binary kernel = Binary::Add;
+  static constexpr Binary ufunc = Binary::Add;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = true;
   static constexpr bool numbers = true;
@@ -58,7 +60,7 @@ struct Add {
 struct Sub {
   static constexpr const char* name = "sub";
   static constexpr const char* node = "SubBackward0";
-  static constexpr Binary kernel = Binary::Sub;
+  static constexpr Binary ufunc = Binary::Sub;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = true;
   static constexpr bool numbers = true;
@@ -87,7 +89,7 @@ struct Sub {
 struct Mul {
   static constexpr const char* name = "mul";
   static constexpr const char* node = "MulBackward0";
-  static constexpr Binary kernel = Binary::Mul;
+  static constexpr Binary ufunc = Binary::Mul;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = true;
   static constexpr bool numbers = true;
@@ -107,7 +109,7 @@ struct Mul {
 struct Div {
   static constexpr const char* name = "div";
   static constexpr const char* node = "DivBackward0";
-  static constexpr Binary kernel = Binary::Div;
+  static constexpr Binary ufunc = Binary::Div;
   static constexpr Promotes promotes = Promotes::ToFloat;
   static constexpr bool inplace = true;
   static constexpr bool numbers = true;
@@ -131,7 +133,7 @@ struct Div {
 struct Atan2 {
   static constexpr const char* name = "atan2";
   static constexpr const char* node = "Atan2Backward0";
-  static constexpr Binary kernel = Binary::Atan2;
+  static constexpr Binary ufunc = Binary::Atan2;
   static constexpr Promotes promotes = Promotes::ToFloat;
   static constexpr bool inplace = true;
   static constexpr bool numbers = false;
@@ -170,7 +172,7 @@ inline Tensor grad_to_winner(
 struct Maximum {
   static constexpr const char* name = "maximum";
   static constexpr const char* node = "MaximumBackward0";
-  static constexpr Binary kernel = Binary::Maximum;
+  static constexpr Binary ufunc = Binary::Maximum;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = false;
   static constexpr bool numbers = false;
@@ -193,7 +195,7 @@ struct Maximum {
 struct Minimum {
   static constexpr const char* name = "minimum";
   static constexpr const char* node = "MinimumBackward0";
-  static constexpr Binary kernel = Binary::Minimum;
+  static constexpr Binary ufunc = Binary::Minimum;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = false;
   static constexpr bool numbers = false;
@@ -217,7 +219,7 @@ inline constexpr char kHypotCpu[] = "hypot_cpu";
 struct Hypot {
   static constexpr const char* name = "hypot";
   static constexpr const char* node = "HypotBackward0";
-  static constexpr Binary kernel = Binary::Hypot;
+  static constexpr Binary ufunc = Binary::Hypot;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = true;
   static constexpr bool numbers = false;
@@ -244,7 +246,7 @@ inline constexpr char kLogaddexpCpu[] = "logaddexp_cpu";
 struct Logaddexp {
   static constexpr const char* name = "logaddexp";
   static constexpr const char* node = "LogaddexpBackward0";
-  static constexpr Binary kernel = Binary::Logaddexp;
+  static constexpr Binary ufunc = Binary::Logaddexp;
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = false;
   static constexpr bool numbers = false;
@@ -272,7 +274,7 @@ struct Logaddexp {
 #define NPGRAD_BOOL_BINARY(Struct, name_, kernel_, numbers_, summary, output) \
   struct Struct {                                                             \
     static constexpr const char* name = name_;                                \
-    static constexpr Binary kernel = Binary::kernel_;                         \
+    static constexpr Binary ufunc = Binary::kernel_;                          \
     static constexpr Promotes promotes = Promotes::No;                        \
     static constexpr bool inplace = false;                                    \
     static constexpr bool numbers = numbers_;                                 \
@@ -298,7 +300,7 @@ NPGRAD_BOOL_BINARY(
 #define NPGRAD_LOGICAL_BINARY(Struct, name_, kernel_, summary, output) \
   struct Struct {                                                      \
     static constexpr const char* name = name_;                         \
-    static constexpr Binary kernel = Binary::kernel_;                  \
+    static constexpr Binary ufunc = Binary::kernel_;                   \
     static constexpr Promotes promotes = Promotes::No;                 \
     static constexpr bool inplace = false;                             \
     static constexpr bool numbers = false;                             \
@@ -326,6 +328,81 @@ NPGRAD_LOGICAL_BINARY(
     "tensor([ True, False,  True])")
 #undef NPGRAD_LOGICAL_BINARY
 
+// The backward formulas of tanh and sigmoid as ops of their own, as torch's
+// tanh_backward and sigmoid_backward are: under create_graph their nodes
+// (TanhBackwardBackward0, SigmoidBackwardBackward0) are what torch records,
+// with their own derivatives. Not exposed: torch has no torch.tanh_backward.
+struct TanhBackward {
+  static constexpr const char* name = "tanh_backward";
+  static constexpr const char* node = "TanhBackwardBackward0";
+  static constexpr const char* self_name = "grad_output";
+  static constexpr const char* other_name = "output";
+  static constexpr bool exposed = false;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  // grad_output * (1 - output^2), float16 through float32 as torch's kernel.
+  // The products go into the temporary 1 - output^2, never into grad_output
+  // (the node saves it after the kernel).
+  static Tensor kernel(
+      const Tensor& grad_output, const Tensor& output, ScalarType) {
+    return autograd::round_float16_once(
+        grad_output, output, [](const Tensor& g, const Tensor& y) {
+          return mul_reusing(one_minus_reusing(mul(y, y)), g);
+        });
+  }
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return tanh_backward(grad, s.other);
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    // grad * (-2 * output * grad_output)
+    return mul(grad, mul(mul(scalar(-2), s.other), s.self));
+  }
+  static constexpr OpDoc doc = {
+      "tanh's gradient ``grad_output * (1 - output**2)``",
+      "[1.0, 1.0]",
+      "tensor([0.7500, 0.0000])",
+      "[0.5, 1.0]"};
+};
+
+struct SigmoidBackward {
+  static constexpr const char* name = "sigmoid_backward";
+  static constexpr const char* node = "SigmoidBackwardBackward0";
+  static constexpr const char* self_name = "grad_output";
+  static constexpr const char* other_name = "output";
+  static constexpr bool exposed = false;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = false;
+  static constexpr bool numbers = false;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = Operand::Other;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  // grad_output * (1 - output) * output, in torch's order; for float16
+  // torch rounds after each step too (its kernel has no float path). The
+  // products go into the temporary 1 - output: one buffer.
+  static Tensor kernel(
+      const Tensor& grad_output, const Tensor& output, ScalarType) {
+    Tensor t = rsub(output, 1);
+    t = mul_reusing(t, grad_output);
+    return mul_reusing(t, output);
+  }
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
+    return sigmoid_backward(grad, s.other);
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    // grad * grad_output * (-2 * output + 1)
+    return mul(mul(grad, s.self), add(mul(scalar(-2), s.other), scalar(1)));
+  }
+  static constexpr OpDoc doc = {
+      "sigmoid's gradient ``grad_output * (1 - output) * output``",
+      "[1.0, 1.0]",
+      "tensor([0.2500, 0.0000])",
+      "[0.5, 1.0]"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using BinaryOps = OpList<
@@ -346,7 +423,9 @@ using BinaryOps = OpList<
     Ge,
     LogicalAnd,
     LogicalOr,
-    LogicalXor>;
+    LogicalXor,
+    TanhBackward,
+    SigmoidBackward>;
 // clang-format on
 
 }  // namespace npgrad::ops::binary_ops

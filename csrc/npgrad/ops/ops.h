@@ -69,6 +69,10 @@ Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
+/// torch's tanh_backward and sigmoid_backward: the gradients of tanh and
+/// sigmoid from their output, ops of their own (TanhBackwardBackward0, ...).
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);
 
 // ---- Reductions ----
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);

@@ -140,10 +140,7 @@ struct Tanh {
   static constexpr Promotes promotes = Promotes::ToFloat;
   static constexpr bool inplace = false;
   static Tensor backward(const Tensor& grad, const Tensor& result) {
-    return autograd::round_float16_once(
-        grad, result, [](const Tensor& g, const Tensor& r) {
-          return mul_reusing(g, one_minus_reusing(mul(r, r)));
-        });
+    return tanh_backward(grad, result);
   }
   static constexpr OpDoc doc = {
       "The hyperbolic tangent", "[0.0, 1.0]", "tensor([0.0000, 0.7616])"};
@@ -159,16 +156,7 @@ struct Sigmoid {
     return kernels::sigmoid(input, compute);
   }
   static Tensor backward(const Tensor& grad, const Tensor& result) {
-    // grad * (1 - r) * r, in torch's sigmoid_backward order; for float16
-    // torch rounds after each step too (unlike tanh's, its kernel has no
-    // float path). (1 - r) * grad has the same bits and goes into the
-    // temporary 1 - r, which then takes the second product too: one buffer.
-    // (Written into the incoming gradient instead, the first product would
-    // stay referenced by the caller, and the second would need a buffer of
-    // its own.)
-    Tensor t = rsub(result, 1);
-    t = mul_reusing(t, grad);
-    return mul_reusing(t, result);
+    return sigmoid_backward(grad, result);
   }
   static constexpr OpDoc doc = {
       "The logistic sigmoid ``1 / (1 + exp(-x))``",
