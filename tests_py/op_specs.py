@@ -120,6 +120,8 @@ ARITHMETIC = [
     Op("neg_function", lambda lib, a: lib.neg(a), (R(2, 3),), "NegBackward0"),
     Op("pow_scalar", lambda lib, a: a**2, (R(2, 3),), "PowBackward0", ("_saved_self", "_saved_exponent")),
     Op("pow_function_float", lambda lib, a: lib.pow(a, 1.5), (P(2, 3),), "PowBackward0", ("_saved_self", "_saved_exponent")),
+    Op("square", lambda lib, a: lib.square(a), (R(2, 3),), "PowBackward0", ("_saved_self", "_saved_exponent")),
+    Op("square_method", lambda lib, a: a.square(), (R(2, 3),), "PowBackward0", ("_saved_self", "_saved_exponent")),
     Op("pow_tensor", lambda lib, a, b: a**b, (P(2, 3), R(2, 3)), "PowBackward1", ("_saved_self", "_saved_exponent", "_saved_result")),
     Op("rpow_scalar", lambda lib, a: 2**a, (R(2, 3),), "PowBackward2", ("_saved_self", "_saved_exponent", "_saved_result")),
     Op("mm", lambda lib, a, b: lib.mm(a, b), (R(2, 3), R(3, 4)), "MmBackward0", ("_saved_self", "_saved_mat2")),

@@ -310,3 +310,17 @@ def test_abs_gradient_at_nan_is_zero_as_in_torch(ng, torch_ref):
 
     got, expected = run(ng), run(torch_ref)
     assert got == expected
+
+
+def test_square_dtypes_and_node_match_torch(ng, torch_ref):
+    """square is pow(x, 2) with an integer exponent: int and bool stay integral (int64)."""
+
+    def run(lib):
+        out = [lib.square(lib.tensor(v)) for v in ([1, -3], [True, False], [1.5, -2.0])]
+        x = lib.tensor([1.5, -2.0], requires_grad=True)
+        y = x.square()
+        y.sum().backward()
+        facts = [(str(t.dtype), t.tolist()) for t in out]
+        return facts, y.grad_fn.name(), y.grad_fn._saved_exponent, x.grad.tolist()
+
+    assert run(ng) == run(torch_ref)

@@ -515,6 +515,7 @@ void bind_ops(py::module_& m) {
         return ops::pow(a, exponent);
       },
       "exponent"_a);
+  cls.def("square", &ops::square);
   cls.def(
       "matmul",
       [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
@@ -679,6 +680,7 @@ void bind_ops(py::module_& m) {
       "input"_a,
       "exponent"_a);
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
+  m.def("square", &ops::square, "input"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
   m.def(
       "clamp",

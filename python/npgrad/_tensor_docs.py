@@ -452,6 +452,16 @@ tensor([3., 3.])
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr_all(
+    "square",
+    """``self ** 2`` (``pow(self, 2)``, ``PowBackward0``).
+
+>>> import npgrad as torch
+>>> torch.tensor([1, -3]).square()
+tensor([1, 9])
+""",
+)
+
+add_docstr_all(
     "pow",
     """``self ** exponent`` elementwise; ``exponent`` is a number or a tensor.
 

@@ -42,6 +42,19 @@ def add_internal_docstr(owner: Any, attr: str, docstr: str) -> None:
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr(
+    _C.square,
+    """``input ** 2``, recorded as torch records it: ``pow(input, 2)`` with an integer
+exponent (``PowBackward0``; integer and bool tensors give int64).
+
+>>> import npgrad as torch
+>>> torch.square(torch.tensor([1.5, -2.0]))
+tensor([2.2500, 4.0000])
+>>> torch.square(torch.tensor([True, False]))
+tensor([1, 0])
+""",
+)
+
+add_docstr(
     _C.pow,
     """``input ** exponent``; either may be a number (not both).
 

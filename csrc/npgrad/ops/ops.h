@@ -38,6 +38,9 @@ Tensor neg(const Tensor& a);
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, double exponent);
 Tensor pow(double base, const Tensor& exponent);
+/// torch's square: pow(a, 2) with an integer 2 (PowBackward0; integer and
+/// bool tensors give int64).
+Tensor square(const Tensor& a);
 Tensor reciprocal(const Tensor& a);
 Tensor exp(const Tensor& a);
 Tensor log(const Tensor& a);

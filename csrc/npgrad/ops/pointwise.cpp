@@ -152,6 +152,10 @@ Tensor pow(double base, const Tensor& exponent) {
   return out;
 }
 
+Tensor square(const Tensor& a) {
+  return pow(a, wrapped_scalar(2, ScalarType::Int64));
+}
+
 Tensor clamp(
     const Tensor& a, std::optional<double> min, std::optional<double> max) {
   NPGRAD_CHECK(
