@@ -497,7 +497,7 @@ tensor([[3.],
 
 
 def _table_op_argument(op: dict) -> str:
-    """The example's argument of a table op's method: none, or ``other``."""
+    """The example's argument after the input (functions) or self (methods): none, or ``other``."""
     if op["family"] == "unary":
         return ""
     other = op["example_other"]

@@ -14,6 +14,7 @@ from typing import Any
 
 from . import _C
 from ._C import _add_docstr
+from ._tensor_docs import _table_op_argument
 
 __test__: dict[str, str] = {}
 
@@ -96,9 +97,7 @@ def _table_op_doc(op: dict) -> str:
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}))"
         head = f"{op['summary']}, elementwise; same as ``input.{op['name']}()``."
     else:
-        other = op["example_other"]
-        other = f"torch.tensor({other})" if other.startswith("[") else other
-        call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {other})"
+        call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
         head = f"{op['summary']}, elementwise and broadcasting; same as ``input.{op['name']}(other)``."
         if op["numbers"]:
             head += " ``other`` may be a Python number."

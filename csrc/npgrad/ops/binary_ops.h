@@ -21,14 +21,14 @@ using autograd::times;
 using kernels::Binary;
 
 // torch's CPU kernels of some float-only ops have no integer version.
-template <const char* Kernel>
-void floating_only(const Tensor& self, const Tensor& other) {
+inline void floating_only(
+    const char* kernel, const Tensor& self, const Tensor& other) {
   ScalarType common = result_type(self, other);
   NPGRAD_CHECK_TYPED(
       NotImplementedError,
       is_floating(common),
       "\"",
-      Kernel,
+      kernel,
       "\" not implemented for '",
       scalar_type_name(common),
       "'");
@@ -215,7 +215,6 @@ struct Minimum {
       "[3.0, 2.0]"};
 };
 
-inline constexpr char kHypotCpu[] = "hypot_cpu";
 struct Hypot {
   static constexpr const char* name = "hypot";
   static constexpr const char* node = "HypotBackward0";
@@ -227,7 +226,7 @@ struct Hypot {
   static constexpr unsigned self_reads = Operand::Self | Operand::Result;
   static constexpr unsigned other_reads = Operand::Other | Operand::Result;
   static void check(const Tensor& self, const Tensor& other) {
-    floating_only<kHypotCpu>(self, other);
+    floating_only("hypot_cpu", self, other);
   }
   static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
     return mul(grad, div(s.self, s.result));
@@ -242,7 +241,6 @@ struct Hypot {
       "[4.0, 12.0]"};
 };
 
-inline constexpr char kLogaddexpCpu[] = "logaddexp_cpu";
 struct Logaddexp {
   static constexpr const char* name = "logaddexp";
   static constexpr const char* node = "LogaddexpBackward0";
@@ -254,7 +252,7 @@ struct Logaddexp {
   static constexpr unsigned self_reads = Operand::Self | Operand::Other;
   static constexpr unsigned other_reads = Operand::Self | Operand::Other;
   static void check(const Tensor& self, const Tensor& other) {
-    floating_only<kLogaddexpCpu>(self, other);
+    floating_only("logaddexp_cpu", self, other);
   }
   // d/dself log(e^self + e^other) = 1 / (1 + e^(other - self))
   static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
