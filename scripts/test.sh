@@ -11,13 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 
-# Debian's catch2 (the C++ tests) and graphviz (`dot`, for the rendering tests
-# of npgrad.utils.viz).
-if [ ! -f /usr/include/catch2/catch.hpp ] || ! command -v dot >/dev/null; then
+# Debian's catch2 (the C++ tests), graphviz (`dot`, for the rendering tests
+# of npgrad.utils.viz) and ccache (see scripts/test_wheel.sh).
+if [ ! -f /usr/include/catch2/catch.hpp ] || ! command -v dot >/dev/null \
+  || ! command -v ccache >/dev/null; then
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq catch2 graphviz >/dev/null
+  $SUDO apt-get install -y -qq catch2 graphviz ccache >/dev/null
 fi
 
 $PY -m pip install -q --disable-pip-version-check \
@@ -39,5 +40,6 @@ cmake --build build/tests
 (cd build/tests && ctest --output-on-failure)
 
 echo "== pytest (Python API, gradients, differential vs torch) =="
+source scripts/ccache.sh
 $PY -m pip install -q --disable-pip-version-check --no-build-isolation .
 $PY -m pytest tests_py -q -p no:cacheprovider -p no:benchmark -W error

@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 python=${PYTHON:-python3}
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+source scripts/ccache.sh
 # The crash fuzzer (tests_py/test_crash_fuzzer.py) has its full run in
 # scripts/test.sh; here (once per Python version) a smaller one, another seed.
 export NPGRAD_FUZZ_SEEDS=${NPGRAD_FUZZ_SEEDS:-5}
