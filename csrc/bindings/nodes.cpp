@@ -52,6 +52,14 @@ struct SavedTensorRef {
   SavedVariable* saved;
 };
 
+// A saved integer (a dim, an index, a size) as torch shows it: torch's
+// generated `_saved_*` getters convert int64 values as unsigned, so a negative
+// dim the user passed (sum(dim=-1)) reads 2**64 - 1. Graph tools that compare
+// or print these attributes see the same numbers on npgrad and torch.
+py::int_ saved_int(int64_t v) {
+  return py::int_(static_cast<uint64_t>(v));
+}
+
 class SavedLookup final : public autograd::SavedAttributeVisitor {
  public:
   SavedLookup(std::string want, std::shared_ptr<Node> node, bool raw = false)
@@ -78,7 +86,7 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   }
   void integer(const char* name, int64_t v) override {
     if (hit(name)) {
-      result = py::int_(v);
+      result = saved_int(v);
     }
   }
   void real(const char* name, double v) override {
@@ -96,7 +104,11 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   }
   void int_list(const char* name, const Shape& v) override {
     if (hit(name)) {
-      result = py::tuple(py::cast(v));
+      py::tuple t(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        t[i] = saved_int(v[i]);
+      }
+      result = t;
     }
   }
   void none(const char* name) override {

@@ -83,7 +83,6 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     for (const auto& t : tensors) {
       node->sizes_along_dim.push_back(t.sizes()[d]);
     }
-    node->dim = d;
     set_history(out, node);
   }
   return out;
@@ -114,7 +113,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   if (compute_requires_grad(tensors)) {
     auto node = make_node<StackBackward0>();
     node->set_next_edges(collect_next_edges(tensors));
-    node->dim = d;
+    node->dim = dim;
     set_history(out, node);
   }
   return out;

@@ -87,14 +87,14 @@ Tensor sum(
     std::vector<int64_t> dims,
     bool keepdim,
     std::optional<ScalarType> dtype) {
-  std::vector<int64_t> given = dims;
+  std::vector<int64_t> given = dims;  // saved as passed, as torch does
   dims = wrap_dims(std::move(dims), a.dim());
   Tensor out = dims.empty() && a.dim() == 0
                    ? kernels::cast(a, sum_dtype(a, dtype))
                    : kernels::sum(a, dims, keepdim, sum_dtype(a, dtype));
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<SumBackward1>());
-    node->dims = dims;
+    node->dims = given;
     node->keepdim = keepdim;
     node->self_sizes = a.sizes();
   }
@@ -130,11 +130,12 @@ Tensor mean(const Tensor& a) {
 
 Tensor mean(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
   check_float_for_mean(a);
+  std::vector<int64_t> given = dims;  // saved as passed, as torch does
   dims = wrap_dims(std::move(dims), a.dim());
   Tensor out = mean_values(a, dims, keepdim);
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<MeanBackward1>());
-    node->dims = dims;
+    node->dims = given;
     node->keepdim = keepdim;
     node->self_sizes = a.sizes();
     node->self_numel = a.numel();
@@ -167,9 +168,9 @@ std::pair<Tensor, Tensor> max(
     Tensor indices = kernels::full({}, 0, ScalarType::Int64);
     if (compute_requires_grad({&a})) {
       if (is_max) {
-        record_max0<MaxBackward0>(values, a, d, keepdim, indices);
+        record_max0<MaxBackward0>(values, a, dim, keepdim, indices);
       } else {
-        record_max0<MinBackward0>(values, a, d, keepdim, indices);
+        record_max0<MinBackward0>(values, a, dim, keepdim, indices);
       }
     }
     return {values, indices};
@@ -184,9 +185,9 @@ std::pair<Tensor, Tensor> max(
   Tensor indices = kernels::argmax(a, d, keepdim, is_max);
   if (compute_requires_grad({&a})) {
     if (is_max) {
-      record_max0<MaxBackward0>(values, a, d, keepdim, indices);
+      record_max0<MaxBackward0>(values, a, dim, keepdim, indices);
     } else {
-      record_max0<MinBackward0>(values, a, d, keepdim, indices);
+      record_max0<MinBackward0>(values, a, dim, keepdim, indices);
     }
   }
   return {values, indices};
@@ -202,7 +203,7 @@ Tensor softmax_impl(const Tensor& a, int64_t dim, bool log) {
                             : kernels::softmax(input, d, log);
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<NodeT>());
-    node->dim = d;
+    node->dim = dim;
     node->result_ = SavedVariable(out, true);
   }
   return out;

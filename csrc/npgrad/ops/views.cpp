@@ -351,9 +351,9 @@ Tensor squeeze(const Tensor& a) {
 
 namespace {
 template <typename NodeT>
-Tensor squeeze_dims(const Tensor& a, std::vector<int64_t> dims) {
+Tensor squeeze_dims(const Tensor& a, const std::vector<int64_t>& dims) {
   std::vector<bool> drop(a.dim());
-  for (auto& d : dims) {
+  for (int64_t d : dims) {
     d = maybe_wrap_dim(d, a.dim());
     if (a.dim() > 0 && a.sizes()[d] == 1) {
       drop[d] = true;
@@ -383,7 +383,7 @@ Tensor squeeze(const Tensor& a, int64_t dim) {
 }
 
 Tensor squeeze(const Tensor& a, std::vector<int64_t> dims) {
-  return squeeze_dims<SqueezeBackward2>(a, std::move(dims));
+  return squeeze_dims<SqueezeBackward2>(a, dims);
 }
 
 /// matmul's squeeze_ of the helper dimension of a 1-D operand.
@@ -399,7 +399,7 @@ Tensor unsqueeze(const Tensor& a, int64_t dim) {
   g.strides.insert(g.strides.begin() + d, stride);
   Tensor out = make_view_of(a, g);
   if (auto node = record<UnsqueezeBackward0>(out, a)) {
-    node->dim = d;
+    node->dim = dim;
   }
   return out;
 }
@@ -408,7 +408,7 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   Geometry g = select_geometry(a.sizes(), a.strides(), dim, index);
   Tensor out = make_view_of(a, g);
   if (auto node = record<SelectBackward0>(out, a)) {
-    node->dim = maybe_wrap_dim(dim, a.dim());
+    node->dim = dim;
     node->index = index;
     node->self_sizes = a.sizes();
   }
@@ -427,7 +427,7 @@ Tensor slice(
   SliceBounds b = slice_bounds(a.sizes()[d], start, end, step);
   Tensor out = make_view_of(a, slice_geometry(a.sizes(), a.strides(), d, b));
   if (auto node = record<SliceBackward0>(out, a)) {
-    node->dim = d;
+    node->dim = dim;
     node->start = b.start;
     node->end = b.end;
     node->step = step;
@@ -465,7 +465,11 @@ Tensor slice_backward(
     int64_t end,
     int64_t step) {
   Tensor z = zeros(sizes, grad.dtype());
-  Geometry g = slice_geometry(z.sizes(), z.strides(), dim, {start, end, step});
+  Geometry g = slice_geometry(
+      z.sizes(),
+      z.strides(),
+      maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size())),
+      {start, end, step});
   kernels::copy_into(
       kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
   if (auto node = record<SliceBackwardBackward0>(z, grad)) {

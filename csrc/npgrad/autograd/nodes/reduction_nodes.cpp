@@ -66,13 +66,15 @@ void MaxMinBackward0<kIsMax>::compute(
     const variable_list& g, variable_list& out) {
   Tensor grad = g[0];
   Tensor indices = indices_.unpack();
-  if (!keepdim && !self_sizes.empty()) {
-    grad = unsqueeze(grad, dim);
-    indices = unsqueeze(indices, dim);
-  }
   if (self_sizes.empty()) {
     out[0] = grad;
     return;
+  }
+  const int64_t dim =
+      maybe_wrap_dim(this->dim, static_cast<int64_t>(self_sizes.size()));
+  if (!keepdim) {
+    grad = unsqueeze(grad, dim);
+    indices = unsqueeze(indices, dim);
   }
   // One-hot of the selected index along dim, broadcast against the grad.
   Shape range_shape(self_sizes.size(), 1);
