@@ -338,6 +338,9 @@ void bind_nodes(py::module_& m) {
   bind_node<PermuteBackward0>(fm, "PermuteBackward0");
   bind_node<SelectBackward0>(fm, "SelectBackward0");
   bind_node<SliceBackward0>(fm, "SliceBackward0");
+  bind_node<SplitBackward0>(fm, "SplitBackward0");
+  bind_node<SplitWithSizesBackward0>(fm, "SplitWithSizesBackward0");
+  bind_node<UnbindBackward0>(fm, "UnbindBackward0");
   bind_node<AliasBackward0>(fm, "AliasBackward0");
   bind_node<SelectBackwardBackward0>(fm, "SelectBackwardBackward0");
   bind_node<SliceBackwardBackward0>(fm, "SliceBackwardBackward0");

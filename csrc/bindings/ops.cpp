@@ -201,6 +201,37 @@ Tensor squeeze_impl(const Tensor& self, py::handle dim) {
   return ops::squeeze(self, dim.cast<std::vector<int64_t>>());
 }
 
+py::tuple as_tuple(const std::vector<Tensor>& tensors) {
+  py::tuple t(tensors.size());
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    t[i] = py::cast(tensors[i]);
+  }
+  return t;
+}
+
+// split(int) is split, split(sequence of ints) split_with_sizes, as torch's
+// Tensor.split dispatches (its type error names split_with_sizes).
+py::tuple split_impl(const Tensor& self, py::handle sizes, int64_t dim) {
+  if (PyLong_Check(sizes.ptr()) && !PyBool_Check(sizes.ptr())) {
+    return as_tuple(ops::split(self, sizes.cast<int64_t>(), dim));
+  }
+  bool int_sequence =
+      py::isinstance<py::tuple>(sizes) || py::isinstance<py::list>(sizes);
+  if (int_sequence) {
+    for (py::handle item : sizes) {
+      int_sequence =
+          int_sequence && PyLong_Check(item.ptr()) && !PyBool_Check(item.ptr());
+    }
+  }
+  NPGRAD_CHECK_TYPE(
+      int_sequence,
+      "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple "
+      "of ints, not ",
+      python_type_name(sizes));
+  return as_tuple(
+      ops::split_with_sizes(self, sizes.cast<std::vector<int64_t>>(), dim));
+}
+
 std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
   NPGRAD_CHECK_TYPE(
       py::isinstance<py::tuple>(seq) || py::isinstance<py::list>(seq),
@@ -583,6 +614,27 @@ void bind_ops(py::module_& m) {
   });
   cls.def("squeeze", &squeeze_impl, "dim"_a = py::none());
   cls.def("unsqueeze", &ops::unsqueeze, "dim"_a);
+  cls.def("split", &split_impl, "split_size"_a, "dim"_a = 0);
+  cls.def(
+      "split_with_sizes",
+      [](const Tensor& a, const std::vector<int64_t>& sizes, int64_t dim) {
+        return as_tuple(ops::split_with_sizes(a, sizes, dim));
+      },
+      "split_sizes"_a,
+      "dim"_a = 0);
+  cls.def(
+      "chunk",
+      [](const Tensor& a, int64_t chunks, int64_t dim) {
+        return as_tuple(ops::chunk(a, chunks, dim));
+      },
+      "chunks"_a,
+      "dim"_a = 0);
+  cls.def(
+      "unbind",
+      [](const Tensor& a, int64_t dim) {
+        return as_tuple(ops::unbind(a, dim));
+      },
+      "dim"_a = 0);
   cls.def("clone", &ops::clone);
   cls.def("contiguous", &ops::contiguous);
   cls.def(
@@ -750,6 +802,35 @@ void bind_ops(py::module_& m) {
       "dims"_a);
   m.def("squeeze", &squeeze_impl, "input"_a, "dim"_a = py::none());
   m.def("unsqueeze", &ops::unsqueeze, "input"_a, "dim"_a);
+  m.def(
+      "split",
+      &split_impl,
+      "tensor"_a,
+      "split_size_or_sections"_a,
+      "dim"_a = 0);
+  m.def(
+      "split_with_sizes",
+      [](const Tensor& a, const std::vector<int64_t>& sizes, int64_t dim) {
+        return as_tuple(ops::split_with_sizes(a, sizes, dim));
+      },
+      "input"_a,
+      "split_sizes"_a,
+      "dim"_a = 0);
+  m.def(
+      "chunk",
+      [](const Tensor& a, int64_t chunks, int64_t dim) {
+        return as_tuple(ops::chunk(a, chunks, dim));
+      },
+      "input"_a,
+      "chunks"_a,
+      "dim"_a = 0);
+  m.def(
+      "unbind",
+      [](const Tensor& a, int64_t dim) {
+        return as_tuple(ops::unbind(a, dim));
+      },
+      "input"_a,
+      "dim"_a = 0);
   m.def("clone", &ops::clone, "input"_a);
   m.def(
       "cat",

@@ -716,6 +716,52 @@ torch.Size([2, 1])
 )
 
 add_docstr_all(
+    "split",
+    """Views of consecutive pieces along ``dim``: each ``split_size`` long (the
+last may be shorter), or of the lengths in a list. The views share one node and
+may not be written in place.
+
+>>> import npgrad as torch
+>>> [p.shape for p in torch.zeros(5, 2).split(2)]
+[torch.Size([2, 2]), torch.Size([2, 2]), torch.Size([1, 2])]
+>>> [p.shape for p in torch.zeros(5, 2).split([1, 4])]
+[torch.Size([1, 2]), torch.Size([4, 2])]
+""",
+)
+
+add_docstr_all(
+    "split_with_sizes",
+    """Views of consecutive pieces along ``dim`` with the lengths in
+``split_sizes`` (they must add up to the dimension's size).
+
+>>> import npgrad as torch
+>>> [p.shape for p in torch.zeros(2, 5).split_with_sizes([3, 2], dim=1)]
+[torch.Size([2, 3]), torch.Size([2, 2])]
+""",
+)
+
+add_docstr_all(
+    "chunk",
+    """At most ``chunks`` views along ``dim``, each of ``ceil(size / chunks)``
+elements (the last may be shorter): a ``split``, as torch records it.
+
+>>> import npgrad as torch
+>>> [p.shape for p in torch.zeros(6, 4).chunk(3, dim=-1)]
+[torch.Size([6, 2]), torch.Size([6, 2])]
+""",
+)
+
+add_docstr_all(
+    "unbind",
+    """The slices along ``dim``, as a tuple of views without that dimension.
+
+>>> import npgrad as torch
+>>> [p.tolist() for p in torch.tensor([[1, 2], [3, 4]]).unbind(1)]
+[[1, 3], [2, 4]]
+""",
+)
+
+add_docstr_all(
     "__getitem__",
     """t[index]: basic indexing (ints, slices, ``None``, ``...``) gives a view;
 advanced indexing (integer or bool tensors and lists) gives a copy.

@@ -265,6 +265,50 @@ torch.Size([1, 3])
 )
 
 add_docstr(
+    _C.split,
+    """Views of consecutive pieces of ``tensor`` along ``dim``: each
+``split_size_or_sections`` long (the last may be shorter), or of the lengths in
+a list.
+
+>>> import npgrad as torch
+>>> [p.shape for p in torch.split(torch.zeros(5), 2)]
+[torch.Size([2]), torch.Size([2]), torch.Size([1])]
+""",
+)
+
+add_docstr(
+    _C.split_with_sizes,
+    """Views of consecutive pieces along ``dim`` with the lengths in
+``split_sizes``.
+
+>>> import npgrad as torch
+>>> [p.shape for p in torch.split_with_sizes(torch.zeros(5), [1, 4])]
+[torch.Size([1]), torch.Size([4])]
+""",
+)
+
+add_docstr(
+    _C.chunk,
+    """At most ``chunks`` views along ``dim``, each of ``ceil(size / chunks)``
+elements (the last may be shorter).
+
+>>> import npgrad as torch
+>>> [p.shape for p in torch.chunk(torch.zeros(5), 3)]
+[torch.Size([2]), torch.Size([2]), torch.Size([1])]
+""",
+)
+
+add_docstr(
+    _C.unbind,
+    """The slices of ``input`` along ``dim``, as a tuple of views.
+
+>>> import npgrad as torch
+>>> torch.unbind(torch.tensor([[1, 2], [3, 4]]))
+(tensor([1, 2]), tensor([3, 4]))
+""",
+)
+
+add_docstr(
     _C.clone,
     """A differentiable copy with its own memory.
 

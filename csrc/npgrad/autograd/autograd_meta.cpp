@@ -46,6 +46,59 @@ ViewGeometry view_geometry(const Tensor& view) {
   return {base->sizes, base->strides, view.sizes(), view.strides(), offset};
 }
 
+void check_view_rebase(const Tensor& view, bool indirect) {
+  const CreationMeta creation = view.impl()->creation_meta;
+  if (creation == CreationMeta::Default) {
+    return;
+  }
+  const AutogradMeta* m = get_autograd_meta(view);
+  const Node* fn = m ? m->grad_fn.get() : nullptr;
+  const char* modified =
+      indirect ? "its base or another view of its base has been" : "is being";
+  std::string msg;
+  if (creation == CreationMeta::NoGradMode || fn == nullptr) {
+    msg = fn ? "Output " + std::to_string(m->output_nr) + " of " +
+                   forward_op_name(*fn) +
+                   " is a view of a view which was created in"
+             : std::string("A view was created in");
+    msg += std::string(" no_grad mode and ") + modified +
+           " modified inplace with grad mode enabled.";
+  } else {
+    msg = "Output " + std::to_string(m->output_nr) + " of " +
+          forward_op_name(*fn) + " is a view and " + modified +
+          " modified inplace.";
+  }
+  switch (creation) {
+    case CreationMeta::MultiOutputNode:
+      msg +=
+          " This view is the output of a function that returns multiple "
+          "views. Such functions do not allow the output views to be "
+          "modified inplace. You should replace the inplace operation by an "
+          "out-of-place one.";
+      break;
+    case CreationMeta::NoGradMode:
+      msg +=
+          " Given that this use case is ambiguous and error-prone, it is "
+          "forbidden. You can clarify your code by moving both the view and "
+          "the inplace either both inside the no_grad block (if you don't "
+          "want the inplace to be tracked) or both outside (if you want the "
+          "inplace to be tracked).";
+      break;
+    case CreationMeta::InCustomFunction:
+      msg +=
+          " This view was created inside a custom Function (or because an "
+          "input was returned as-is) and the autograd logic to handle "
+          "view+inplace would override the custom backward associated with "
+          "the custom Function, leading to incorrect gradients. This "
+          "behavior is forbidden. You can fix this by cloning the output of "
+          "the custom Function.";
+      break;
+    case CreationMeta::Default:
+      break;
+  }
+  throw Error(msg);
+}
+
 namespace {
 // Note [Lazy grad_fn of views]
 // When a view's base, or another view of it, is modified in place, the
@@ -62,14 +115,7 @@ void regenerate_view_grad_fn(const Tensor& t) {
     impl->attr_version = current;
     return;
   }
-  NPGRAD_CHECK(
-      impl->creation_meta != CreationMeta::NoGradMode,
-      "A view was created in no_grad mode and its base or another view of its "
-      "base has been modified inplace with grad mode enabled. Given that this "
-      "use case is ambiguous and error-prone, it is forbidden. You can clarify "
-      "your code by moving both the view and the inplace either both inside "
-      "the no_grad block (if you don't want the inplace to be tracked) or "
-      "both outside (if you want the inplace to be tracked).");
+  check_view_rebase(t, true);
   auto fn = make_node<AsStridedBackward0>();
   fn->geometry = view_geometry(t);
   fn->set_next_edges({requires_grad(base) ? gradient_edge(base) : Edge()});

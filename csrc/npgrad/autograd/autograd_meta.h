@@ -52,6 +52,12 @@ AutogradMeta& materialize_autograd_meta(const Tensor& t);
 
 bool requires_grad(const Tensor& t);
 const std::shared_ptr<Node>& grad_fn(const Tensor& t);
+/// torch's handle_view_on_rebase: a view whose history must not be rebased
+/// (made in no_grad mode, by an op that returns several views, or inside a
+/// custom Function) raises when it is written in place (`indirect` false) or
+/// when its grad_fn is read after its base or another view of the base was
+/// (`indirect` true).
+void check_view_rebase(const Tensor& view, bool indirect);
 inline bool is_leaf(const Tensor& t) {
   return grad_fn(t) == nullptr;
 }

@@ -48,30 +48,10 @@ void check_inplace(
     return;
   }
   if (self.is_view()) {
+    check_view_rebase(self, false);
     Tensor base = self.base();
     NPGRAD_CHECK(
         !(is_leaf(base) && requires_grad(base)), messages::kViewOfLeafInplace);
-    if (self.impl()->creation_meta == CreationMeta::InCustomFunction) {
-      const auto& fn = grad_fn(self);
-      std::string op =
-          fn ? forward_op_name(*fn) : std::string("a custom Function");
-      throw Error(
-          "Output " + std::to_string(output_nr(self)) + " of " + op +
-          " is a view and is being modified inplace. This view was created "
-          "inside a custom Function (or because an input was returned as-is) "
-          "and the autograd logic to handle view+inplace would override the "
-          "custom backward associated with the custom Function, leading to "
-          "incorrect gradients. This behavior is forbidden. You can fix this "
-          "by cloning the output of the custom Function.");
-    }
-    NPGRAD_CHECK(
-        self.impl()->creation_meta != CreationMeta::NoGradMode,
-        "A view was created in no_grad mode and is being modified inplace "
-        "with grad mode enabled. Given that this use case is ambiguous and "
-        "error-prone, it is forbidden. You can clarify your code by moving "
-        "both the view and the inplace either both inside the no_grad block "
-        "(if you don't want the inplace to be tracked) or both outside (if "
-        "you want the inplace to be tracked).");
     return;
   }
   NPGRAD_CHECK(!(is_leaf(self) && requires_grad(self)), messages::kLeafInplace);

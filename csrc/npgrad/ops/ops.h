@@ -104,6 +104,16 @@ Tensor permute(const Tensor& a, std::vector<int64_t> dims);
 Tensor squeeze(const Tensor& a);
 Tensor squeeze(const Tensor& a, int64_t dim);
 Tensor squeeze(const Tensor& a, std::vector<int64_t> dims);
+/// split (SplitBackward0), split_with_sizes (SplitWithSizesBackward0), chunk
+/// (a split, as torch records it) and unbind (UnbindBackward0): views that
+/// share one node and may not be written in place.
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim);
+std::vector<Tensor> split_with_sizes(
+    const Tensor& a, const std::vector<int64_t>& split_sizes, int64_t dim);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim);
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim);
+/// The lengths of split(split_size) of a dim of `size` elements.
+std::vector<int64_t> split_lengths(int64_t size, int64_t split_size);
 Tensor unsqueeze(const Tensor& a, int64_t dim);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 Tensor slice(

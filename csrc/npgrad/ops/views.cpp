@@ -438,6 +438,133 @@ Tensor slice(
   return out;
 }
 
+namespace {
+// The outputs of split, split_with_sizes, chunk and unbind: views of `a`
+// that share one node. torch forbids writing to them in place
+// (CreationMeta::MultiOutputNode): the node's formula would not see the write.
+template <typename NodeT>
+std::shared_ptr<NodeT> record_multi_output(
+    const Tensor& a, const std::vector<Tensor>& outs) {
+  if (GradMode::is_enabled()) {
+    for (const auto& out : outs) {
+      out.impl()->creation_meta = CreationMeta::MultiOutputNode;
+    }
+  }
+  if (!compute_requires_grad({&a})) {
+    return nullptr;
+  }
+  auto node = make_node<NodeT>();
+  node->set_next_edges(collect_next_edges({&a}));
+  for (const auto& out : outs) {
+    set_history(out, node);  // output_nr: the position in `outs`
+  }
+  node->self_sizes = a.sizes();
+  return node;
+}
+
+// Consecutive views of `a` along `d`, of the given lengths.
+std::vector<Tensor> pieces_along(
+    const Tensor& a, int64_t d, const std::vector<int64_t>& lengths) {
+  std::vector<Tensor> outs;
+  int64_t start = 0;
+  for (int64_t n : lengths) {
+    outs.push_back(make_view_of(
+        a, slice_geometry(a.sizes(), a.strides(), d, {start, start + n, 1})));
+    start += n;
+  }
+  return outs;
+}
+}  // namespace
+
+std::vector<int64_t> split_lengths(int64_t size, int64_t split_size) {
+  int64_t pieces =
+      split_size == 0
+          ? 1
+          : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<int64_t> lengths(pieces, split_size);
+  lengths.back() = size - split_size * (pieces - 1);
+  return lengths;
+}
+
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim) {
+  NPGRAD_CHECK(a.dim() != 0, "split expects at least a 1-dimensional tensor");
+  NPGRAD_CHECK(
+      split_size >= 0,
+      "split expects split_size be non-negative, but got split_size=",
+      split_size);
+  int64_t d = maybe_wrap_dim(dim, a.dim());
+  int64_t size = a.sizes()[d];
+  NPGRAD_CHECK(
+      split_size > 0 || size == 0,
+      "split_size can only be 0 if dimension size is 0, but got dimension "
+      "size of ",
+      size);
+  std::vector<Tensor> outs =
+      pieces_along(a, d, split_lengths(size, split_size));
+  if (auto node = record_multi_output<SplitBackward0>(a, outs)) {
+    node->dim = dim;
+    node->split_size = split_size;
+  }
+  return outs;
+}
+
+std::vector<Tensor> split_with_sizes(
+    const Tensor& a, const std::vector<int64_t>& split_sizes, int64_t dim) {
+  NPGRAD_CHECK(a.dim() != 0, "split expects at least a 1-dimensional tensor");
+  int64_t d = maybe_wrap_dim(dim, a.dim());
+  int64_t total = 0;
+  for (int64_t n : split_sizes) {
+    NPGRAD_CHECK(
+        n >= 0,
+        "split_with_sizes expects split_sizes have only non-negative entries, "
+        "but got split_sizes=",
+        shape_str(split_sizes));
+    total += n;
+  }
+  NPGRAD_CHECK(
+      total == a.sizes()[d],
+      "split_with_sizes expects split_sizes to sum exactly to ",
+      a.sizes()[d],
+      " (input tensor's size at dimension ",
+      d,
+      "), but got split_sizes=",
+      shape_str(split_sizes));
+  std::vector<Tensor> outs = pieces_along(a, d, split_sizes);
+  if (auto node = record_multi_output<SplitWithSizesBackward0>(a, outs)) {
+    node->dim = dim;
+    node->split_sizes = split_sizes;
+  }
+  return outs;
+}
+
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim) {
+  NPGRAD_CHECK(a.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  NPGRAD_CHECK(
+      chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  int64_t size = a.sizes()[maybe_wrap_dim(dim, a.dim())];
+  int64_t split_size = (size + chunks - 1) / chunks;
+  if (split_size == 0 && size == 0) {
+    // `chunks` empty pieces, as torch returns them (split(0) gives one).
+    return split_with_sizes(a, std::vector<int64_t>(chunks, 0), dim);
+  }
+  return split(a, split_size, dim);
+}
+
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
+  NPGRAD_CHECK_INDEX(
+      a.dim() > 0, "Dimension specified as 0 but tensor has no dimensions");
+  int64_t d = maybe_wrap_dim(dim, a.dim());
+  std::vector<Tensor> outs;
+  for (int64_t i = 0; i < a.sizes()[d]; ++i) {
+    outs.push_back(
+        make_view_of(a, select_geometry(a.sizes(), a.strides(), d, i)));
+  }
+  if (auto node = record_multi_output<UnbindBackward0>(a, outs)) {
+    node->dim = dim;
+  }
+  return outs;
+}
+
 Tensor alias(const Tensor& a) {
   Tensor out = make_view_of(a, {a.sizes(), a.strides(), 0});
   record<AliasBackward0>(out, a);

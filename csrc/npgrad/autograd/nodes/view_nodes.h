@@ -113,6 +113,43 @@ struct SliceBackward0 final : SizesNode {
   int64_t start_saved = 0, end_saved = 0;
 };
 
+/// split / chunk: the output gradients (zeros for an output nobody used)
+/// concatenated along dim.
+struct SplitBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(SplitBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    SizesNode::visit_saved(v);
+    v.integer("_saved_split_size", split_size);
+  }
+  int64_t dim = 0, split_size = 0;
+};
+
+struct SplitWithSizesBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(SplitWithSizesBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    SizesNode::visit_saved(v);
+    v.int_list("_saved_split_sizes", split_sizes);
+  }
+  int64_t dim = 0;
+  Shape split_sizes;
+};
+
+/// unbind: the output gradients stacked along dim. torch saves only dim; the
+/// sizes are the input's, kept for the zeros of unused outputs (not shown).
+struct UnbindBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(UnbindBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+  }
+  int64_t dim = 0;
+  Shape self_sizes;
+};
+
 struct AliasBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(AliasBackward0)
   void compute(const variable_list& g, variable_list& out) override {
