@@ -449,6 +449,32 @@ void def_inplace_operator(
   });
 }
 
+// isclose and allclose: the function and the method, with torch's default
+// tolerances.
+template <typename Fn>
+void def_closeness(
+    py::module_& m,
+    py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls,
+    const char* name,
+    Fn fn) {
+  constexpr double rtol = 1e-05, atol = 1e-08;
+  m.def(
+      name,
+      fn,
+      "input"_a,
+      "other"_a,
+      "rtol"_a = rtol,
+      "atol"_a = atol,
+      "equal_nan"_a = false);
+  cls.def(
+      name,
+      fn,
+      "other"_a,
+      "rtol"_a = rtol,
+      "atol"_a = atol,
+      "equal_nan"_a = false);
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -598,20 +624,6 @@ void bind_ops(py::module_& m) {
       "nan"_a = py::none(),
       "posinf"_a = py::none(),
       "neginf"_a = py::none());
-  cls.def(
-      "isclose",
-      &ops::isclose,
-      "other"_a,
-      "rtol"_a = 1e-05,
-      "atol"_a = 1e-08,
-      "equal_nan"_a = false);
-  cls.def(
-      "allclose",
-      &ops::allclose,
-      "other"_a,
-      "rtol"_a = 1e-05,
-      "atol"_a = 1e-08,
-      "equal_nan"_a = false);
   cls.def("equal", &ops::equal, "other"_a);
   cls.def(
       "sum",
@@ -817,22 +829,8 @@ void bind_ops(py::module_& m) {
       "nan"_a = py::none(),
       "posinf"_a = py::none(),
       "neginf"_a = py::none());
-  m.def(
-      "isclose",
-      &ops::isclose,
-      "input"_a,
-      "other"_a,
-      "rtol"_a = 1e-05,
-      "atol"_a = 1e-08,
-      "equal_nan"_a = false);
-  m.def(
-      "allclose",
-      &ops::allclose,
-      "input"_a,
-      "other"_a,
-      "rtol"_a = 1e-05,
-      "atol"_a = 1e-08,
-      "equal_nan"_a = false);
+  def_closeness(m, cls, "isclose", &ops::isclose);
+  def_closeness(m, cls, "allclose", &ops::allclose);
   m.def("equal", &ops::equal, "input"_a, "other"_a);
   m.def(
       "where",
