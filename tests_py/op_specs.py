@@ -251,5 +251,23 @@ COPIES = [
     Op("index_second_dim", lambda lib, a: a[:, lib.tensor([2, 0, 2])], (R(2, 3),), "IndexBackward0", ("_saved_indices",)),
 ]
 
-ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES
+MASKING = [
+    Op("masked_fill_number", lambda lib, a: a.masked_fill(_cond(lib), 0.5), (R(2, 3),), "MaskedFillBackward0", ("_saved_mask",)),
+    Op("masked_fill_function_mask_broadcast", lambda lib, a: lib.masked_fill(a, _cond(lib)[0], -1.0), (R(2, 3),), "MaskedFillBackward0", ("_saved_mask",)),
+    Op("masked_fill_tensor_value", lambda lib, a, v: a.masked_fill(_cond(lib), v), (R(2, 3), R()), "MaskedFillBackward1", ("_saved_mask",)),
+    Op("masked_fill_self_broadcast", lambda lib, a, v: lib.masked_fill(a, _cond(lib), v), (R(3), R()), "MaskedFillBackward1", ("_saved_mask",)),
+    Op("masked_fill_inplace", lambda lib, a, v: a.clone().masked_fill_(_cond(lib)[1], v), (R(2, 3), R()), "MaskedFillBackward1", ("_saved_mask",)),
+    Op("masked_fill_inplace_number", lambda lib, a: (a * 1).masked_fill_(_cond(lib), 2), (R(2, 3),), "MaskedFillBackward0", ("_saved_mask",)),
+    Op("where_method_number", lambda lib, a: a.where(_cond(lib), 0.5), (R(2, 3),), "WhereBackward0", ("_saved_condition",)),
+    Op("where_method_tensor", lambda lib, a, b: a.where(_cond(lib), b), (R(2, 3), R(2, 1)), "WhereBackward0", ("_saved_condition",)),
+    Op("where_number_input", lambda lib, b: lib.where(_cond(lib), 2, b), (R(2, 3),), "WhereBackward0", ("_saved_condition",)),
+    Op("nan_to_num", lambda lib, a: lib.nan_to_num(a), (R(2, 3),), "NanToNumBackward0", ("_saved_self",)),
+    Op("nan_to_num_method", lambda lib, a: a.nan_to_num(1.0, 2.0, -2.0), (R(2, 3),), "NanToNumBackward0", ("_saved_self",)),
+    Op("nan_to_num_inplace", lambda lib, a: a.clone().nan_to_num_(nan=1.0), (R(2, 3),), "NanToNumBackward0", ("_saved_self",)),
+    Op("clip", lambda lib, a: lib.clip(a, -0.45, 0.55), (R(2, 3),), "ClampBackward1", ("_saved_self", "_saved_min", "_saved_max")),
+    Op("clip_method", lambda lib, a: a.clip(min=0.3), (R(2, 3),), "ClampBackward1", ("_saved_min", "_saved_max")),
+    Op("clip_inplace", lambda lib, a: a.clone().clip_(max=0.3), (R(2, 3),), "ClampBackward1", ("_saved_self", "_saved_min", "_saved_max")),
+]
+
+ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING
 # fmt: on

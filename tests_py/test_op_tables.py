@@ -27,9 +27,11 @@ from oracle import assert_close, from_np, to_np
 # The ops of the tables that npgrad exposes (tanh_backward and the like are only
 # nodes, tested through the saved-state and higher-order tests).
 TABLE = tuple(op for op in npgrad._C._op_table if op["public"])
-INPLACE = [op for op in TABLE if op["inplace"]]
+INPLACE = [op for op in TABLE if op["inplace"] and op["node"]]
 BINARY = [op for op in TABLE if op["family"] == "binary"]
 BOOL_VALUED = [op for op in BINARY if not op["node"]]
+# The in-place forms of bool-valued ops (logical_not_): no node, self's dtype kept.
+BOOL_INPLACE = [op for op in TABLE if op["inplace"] and not op["node"]]
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
@@ -120,6 +122,26 @@ def test_inplace_form_double_backward(ng: Any, op: dict[str, Any]) -> None:
 
     numeric = (first(base + eps) - first(base - eps)) / (2 * eps)
     np.testing.assert_allclose(to_np(gg), numeric, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("op", BOOL_INPLACE, ids=[op["inplace"] for op in BOOL_INPLACE])
+def test_bool_inplace_form_matches_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
+    """Values in self's dtype, the version bumped, and the history left as it was
+    (a leaf that requires grad may be written)."""
+
+    def run(lib: Any) -> list[Any]:
+        facts = []
+        for x in (lib.tensor([0.0, 1.5, -2.0]), lib.tensor([0, 3]), lib.tensor([True, False])):
+            returned = getattr(x, op["inplace"])(*_arguments(lib, op))
+            facts.append((returned is x, str(x.dtype), x.tolist(), x._version))
+        leaf = from_np(lib, _data(), requires_grad=True)
+        y = leaf * 2
+        getattr(leaf, op["inplace"])(*_arguments(lib, op))
+        getattr(y, op["inplace"])(*_arguments(lib, op))
+        facts.append((leaf._version, leaf.grad_fn, type(y.grad_fn).__name__, y.requires_grad))
+        return facts
+
+    assert run(ng) == run(torch_ref)
 
 
 @pytest.mark.parametrize("op", [op for op in INPLACE if op["promotes_to_float"]], ids=lambda op: op["inplace"])

@@ -99,6 +99,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "ThresholdBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.relu(), a),
     "ClampBackward1": lambda lib, a, b, v: a.clamp(min=1.0),
     "WhereBackward0": lambda lib, a, b, v: lib.where(a > 1, a, b),
+    "MaskedFillBackward0": lambda lib, a, b, v: a.masked_fill(a > 1, 0.5),
+    "MaskedFillBackward1": lambda lib, a, b, v: a.masked_fill(a > 1, v[0]),
+    "NanToNumBackward0": lambda lib, a, b, v: a.nan_to_num(),
     "ToCopyBackward0": lambda lib, a, b, v: a.float(),
     "SumBackward0": lambda lib, a, b, v: a.sum(),
     "SumBackward1": lambda lib, a, b, v: a.sum(0),
@@ -154,9 +157,11 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every
 # table op's domain).
 for _op in npgrad._C._op_table:
+    if not _op["node"]:  # a bool-valued op records no node
+        continue
     if _op["family"] == "unary":
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
-    elif _op["node"] and _op["public"]:
+    elif _op["public"]:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
 
 # Where torch's graph has another node for the same program. torch's as_strided

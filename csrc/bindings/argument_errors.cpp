@@ -129,6 +129,11 @@ TypeCheck check_value(const std::string& type, py::handle value) {
       type == "float" || type == "typing.SupportsFloat") {
     return {"float", py::detail::make_caster<double>().load(value, true)};
   }
+  if (type == "typing.SupportsFloat | typing.SupportsIndex | None") {
+    return {
+        "float",
+        value.is_none() || py::detail::make_caster<double>().load(value, true)};
+  }
   if (type == "bool") {
     return {"bool", py::detail::make_caster<bool>().load(value, true)};
   }

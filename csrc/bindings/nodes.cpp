@@ -314,6 +314,9 @@ void bind_nodes(py::module_& m) {
   bind_node<ThresholdBackwardBackward0>(fm, "ThresholdBackwardBackward0");
   bind_node<ClampBackward1>(fm, "ClampBackward1");
   bind_node<WhereBackward0>(fm, "WhereBackward0");
+  bind_node<MaskedFillBackward0>(fm, "MaskedFillBackward0");
+  bind_node<MaskedFillBackward1>(fm, "MaskedFillBackward1");
+  bind_node<NanToNumBackward0>(fm, "NanToNumBackward0");
   bind_node<ToCopyBackward0>(fm, "ToCopyBackward0");
   bind_node<SumBackward0>(fm, "SumBackward0");
   bind_node<SumBackward1>(fm, "SumBackward1");

@@ -13,16 +13,38 @@ namespace {
 
 using namespace py::literals;
 
-const char* saves_name(ops::Saves saves) {
-  switch (saves) {
-    case ops::Saves::Self:
-      return "self";
-    case ops::Saves::Result:
-      return "result";
-    case ops::Saves::Nothing:
-      break;
+// The node's name of a table entry; None for a bool-valued one.
+template <typename Op>
+py::object node_name() {
+  if constexpr (ops::detail::IsDifferentiable<Op>::value) {
+    return py::str(Op::node);
+  } else {
+    return py::none();
   }
-  return nullptr;
+}
+
+template <typename Op>
+py::object unary_saves() {
+  if constexpr (ops::detail::IsDifferentiable<Op>::value) {
+    switch (Op::saves) {
+      case ops::Saves::Self:
+        return py::str("self");
+      case ops::Saves::Result:
+        return py::str("result");
+      case ops::Saves::Nothing:
+        break;
+    }
+  }
+  return py::none();
+}
+
+template <typename Op>
+bool unary_promotes_to_float() {
+  if constexpr (ops::detail::IsDifferentiable<Op>::value) {
+    return Op::promotes == ops::Promotes::ToFloat;
+  } else {
+    return false;
+  }
 }
 
 // torch's overloads of the ops that declare a Number `other` apart from the
@@ -79,15 +101,6 @@ py::tuple binary_saves() {
     return py::tuple(names);
   } else {
     return py::tuple();
-  }
-}
-
-template <typename Op>
-py::object binary_node_name() {
-  if constexpr (ops::detail::IsDifferentiable<Op>::value) {
-    return py::str(Op::node);
-  } else {
-    return py::none();
   }
 }
 
@@ -166,11 +179,13 @@ void bind_op_tables(py::module_& m) {
   py::list table;
   ops::unary_ops::UnaryOps::for_each([&](auto op) {
     using Op = decltype(op);
-    py::class_<
-        ops::UnaryBackward<Op>,
-        autograd::Node,
-        std::shared_ptr<ops::UnaryBackward<Op>>>(
-        nodes, Op::node, py::custom_type_setup(setup_node_type_gc));
+    if constexpr (ops::detail::IsDifferentiable<Op>::value) {
+      py::class_<
+          ops::UnaryBackward<Op>,
+          autograd::Node,
+          std::shared_ptr<ops::UnaryBackward<Op>>>(
+          nodes, Op::node, py::custom_type_setup(setup_node_type_gc));
+    }
     m.def(Op::name, &ops::unary<Op>, "input"_a);
     cls.def(Op::name, &ops::unary<Op>);
     std::string inplace_name = std::string(Op::name) + "_";
@@ -187,9 +202,9 @@ void bind_op_tables(py::module_& m) {
             "name"_a = Op::name,
             "inplace"_a = Op::inplace ? py::object(py::str(inplace_name))
                                       : py::object(py::none()),
-            "node"_a = Op::node,
-            "saves"_a = saves_name(Op::saves),
-            "promotes_to_float"_a = Op::promotes == ops::Promotes::ToFloat,
+            "node"_a = node_name<Op>(),
+            "saves"_a = unary_saves<Op>(),
+            "promotes_to_float"_a = unary_promotes_to_float<Op>(),
             "summary"_a = Op::doc.summary,
             "example_input"_a = Op::doc.example_input,
             "example_output"_a = Op::doc.example_output));
@@ -217,7 +232,7 @@ void bind_op_tables(py::module_& m) {
             "name"_a = Op::name,
             "inplace"_a = Op::inplace ? py::object(py::str(inplace_name))
                                       : py::object(py::none()),
-            "node"_a = binary_node_name<Op>(),
+            "node"_a = node_name<Op>(),
             "saves"_a = binary_saves<Op>(),
             "promotes_to_float"_a = Op::promotes == ops::Promotes::ToFloat,
             "numbers"_a = Op::numbers,

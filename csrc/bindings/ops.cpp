@@ -21,6 +21,15 @@ constexpr const char* kWhereSignatures =
     " * (Tensor condition, Number self, Tensor other)\n"
     " * (Tensor condition, Tensor input, Number other)\n"
     " * (Tensor condition, Number self, Number other)\n";
+constexpr const char* kWhereMethodSignatures =
+    " * (Tensor condition, Tensor other)\n"
+    " * (Tensor condition, Number other)\n";
+constexpr const char* kMaskedFillSignatures =
+    " * (Tensor input, Tensor mask, Tensor value)\n"
+    " * (Tensor input, Tensor mask, Number value)\n";
+constexpr const char* kMaskedFillMethodSignatures =
+    " * (Tensor mask, Tensor value)\n"
+    " * (Tensor mask, Number value)\n";
 constexpr const char* kPowSignatures =
     " * (Tensor input, Tensor exponent, *, Tensor out = None)\n"
     " * (Number self, Tensor exponent, *, Tensor out = None)\n"
@@ -158,6 +167,36 @@ std::optional<double> optional_double(py::handle v) {
     return std::nullopt;
   }
   return v.cast<double>();
+}
+
+Tensor clamp_impl(const Tensor& a, py::handle min, py::handle max) {
+  return ops::clamp(a, optional_double(min), optional_double(max));
+}
+
+py::object clamp_inplace_impl(py::object self, py::handle min, py::handle max) {
+  ops::clamp_(self.cast<Tensor>(), optional_double(min), optional_double(max));
+  return self;
+}
+
+// masked_fill's mask and value (a tensor or a Python number, checked as
+// fill_ checks a number), or torch's "invalid combination" error listing
+// `got`.
+std::pair<Tensor, Tensor> masked_fill_operands(
+    py::handle self,
+    py::handle mask,
+    py::handle value,
+    const char* fn,
+    const std::vector<py::handle>& got,
+    const char* signatures) {
+  Tensor v = as_operand(value);
+  if (!is_tensor(self) || !is_tensor(mask) || !v.defined()) {
+    throw_invalid_combination(fn, got, signatures);
+  }
+  if (v.impl()->is_wrapped_number) {
+    Tensor t = self.cast<Tensor>();
+    ops::check_fill_value(kernels::item(v), t.dtype(), t.numel());
+  }
+  return {mask.cast<Tensor>(), v};
 }
 
 py::object max_impl(
@@ -441,6 +480,32 @@ void def_inplace_operator(
   });
 }
 
+// isclose and allclose: the function and the method, with torch's default
+// tolerances.
+template <typename Fn>
+void def_closeness(
+    py::module_& m,
+    py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls,
+    const char* name,
+    Fn fn) {
+  constexpr double rtol = 1e-05, atol = 1e-08;
+  m.def(
+      name,
+      fn,
+      "input"_a,
+      "other"_a,
+      "rtol"_a = rtol,
+      "atol"_a = atol,
+      "equal_nan"_a = false);
+  cls.def(
+      name,
+      fn,
+      "other"_a,
+      "rtol"_a = rtol,
+      "atol"_a = atol,
+      "equal_nan"_a = false);
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -555,13 +620,42 @@ void bind_ops(py::module_& m) {
       "mm",
       [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
       "mat2"_a);
+  // clip is torch's alias of clamp (the same node, ClampBackward1).
+  for (const char* name : {"clamp", "clip"}) {
+    cls.def(name, &clamp_impl, "min"_a = py::none(), "max"_a = py::none());
+  }
   cls.def(
-      "clamp",
-      [](const Tensor& a, py::handle min, py::handle max) {
-        return ops::clamp(a, optional_double(min), optional_double(max));
+      "where",
+      [](const Tensor& a, py::handle cond, py::handle b) {
+        Tensor other = as_operand(b);
+        if (!is_tensor(cond) || !other.defined()) {
+          throw_invalid_combination("where", {cond, b}, kWhereMethodSignatures);
+        }
+        return ops::where(cond.cast<Tensor>(), a, other);
       },
-      "min"_a = py::none(),
-      "max"_a = py::none());
+      "condition"_a,
+      "other"_a);
+  cls.def(
+      "masked_fill",
+      [](py::object a, py::handle mask, py::handle value) {
+        auto [m, v] = masked_fill_operands(
+            a,
+            mask,
+            value,
+            "masked_fill",
+            {mask, value},
+            kMaskedFillMethodSignatures);
+        return ops::masked_fill(a.cast<Tensor>(), m, v);
+      },
+      "mask"_a,
+      "value"_a);
+  cls.def(
+      "nan_to_num",
+      &ops::nan_to_num,
+      "nan"_a = py::none(),
+      "posinf"_a = py::none(),
+      "neginf"_a = py::none());
+  cls.def("equal", &ops::equal, "other"_a);
   cls.def(
       "sum",
       &sum_impl,
@@ -694,15 +788,37 @@ void bind_ops(py::module_& m) {
         return self;
       },
       "other"_a);
+  for (const char* name : {"clamp_", "clip_"}) {
+    cls.def(
+        name, &clamp_inplace_impl, "min"_a = py::none(), "max"_a = py::none());
+  }
   cls.def(
-      "clamp_",
-      [](py::object self, py::handle min, py::handle max) {
-        ops::clamp_(
-            self.cast<Tensor>(), optional_double(min), optional_double(max));
+      "masked_fill_",
+      [](py::object self, py::handle mask, py::handle value) {
+        auto [m, v] = masked_fill_operands(
+            self,
+            mask,
+            value,
+            "masked_fill_",
+            {mask, value},
+            kMaskedFillMethodSignatures);
+        ops::masked_fill_(self.cast<Tensor>(), m, v);
         return self;
       },
-      "min"_a = py::none(),
-      "max"_a = py::none());
+      "mask"_a,
+      "value"_a);
+  cls.def(
+      "nan_to_num_",
+      [](py::object self,
+         std::optional<double> nan,
+         std::optional<double> posinf,
+         std::optional<double> neginf) {
+        ops::nan_to_num_(self.cast<Tensor>(), nan, posinf, neginf);
+        return self;
+      },
+      "nan"_a = py::none(),
+      "posinf"_a = py::none(),
+      "neginf"_a = py::none());
 
   // ---- Module functions ----
   m.def(
@@ -734,15 +850,40 @@ void bind_ops(py::module_& m) {
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
   m.def("square", &ops::square, "input"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
+  for (const char* name : {"clamp", "clip"}) {
+    m.def(
+        name,
+        &clamp_impl,
+        "input"_a,
+        "min"_a = py::none(),
+        "max"_a = py::none());
+    mark_torch_overloaded(m.attr(name), 1);
+  }
   m.def(
-      "clamp",
-      [](const Tensor& a, py::handle min, py::handle max) {
-        return ops::clamp(a, optional_double(min), optional_double(max));
+      "masked_fill",
+      [](py::handle a, py::handle mask, py::handle value) {
+        auto [m, v] = masked_fill_operands(
+            a,
+            mask,
+            value,
+            "masked_fill",
+            {a, mask, value},
+            kMaskedFillSignatures);
+        return ops::masked_fill(a.cast<Tensor>(), m, v);
       },
       "input"_a,
-      "min"_a = py::none(),
-      "max"_a = py::none());
-  mark_torch_overloaded(m.attr("clamp"), 1);
+      "mask"_a,
+      "value"_a);
+  m.def(
+      "nan_to_num",
+      &ops::nan_to_num,
+      "input"_a,
+      "nan"_a = py::none(),
+      "posinf"_a = py::none(),
+      "neginf"_a = py::none());
+  def_closeness(m, cls, "isclose", &ops::isclose);
+  def_closeness(m, cls, "allclose", &ops::allclose);
+  m.def("equal", &ops::equal, "input"_a, "other"_a);
   m.def(
       "where",
       [](const Tensor& cond, py::handle a, py::handle b) {

@@ -530,6 +530,79 @@ tensor([0.0000, 0.5000, 1.0000])
 """,
 )
 
+add_docstr_all(
+    "clip",
+    """Alias for :meth:`clamp`.
+
+>>> import npgrad as torch
+>>> torch.tensor([-2.0, 0.5, 3.0]).clip(0.0, 1.0)
+tensor([0.0000, 0.5000, 1.0000])
+""",
+)
+
+add_docstr_all(
+    "where",
+    """``self if condition else other``, elementwise and broadcasting:
+``torch.where(condition, self, other)``. ``other`` may be a number.
+
+>>> import npgrad as torch
+>>> x = torch.tensor([-1.0, 2.0])
+>>> x.where(x > 0, 0.0)
+tensor([0., 2.])
+""",
+)
+
+add_docstr_all(
+    "masked_fill",
+    """self with ``value`` (a number or a 0-dim tensor) where the bool ``mask`` is
+true; see :func:`torch.masked_fill`.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).masked_fill(torch.tensor([False, True]), -1.0)
+tensor([ 1., -1.])
+""",
+)
+
+add_docstr_all(
+    "nan_to_num",
+    """NaN, positive and negative infinity replaced; see :func:`torch.nan_to_num`.
+
+>>> import npgrad as torch
+>>> torch.tensor([float("nan"), float("-inf")]).nan_to_num(neginf=-1.0)
+tensor([ 0., -1.])
+""",
+)
+
+add_docstr_all(
+    "isclose",
+    """Whether each element is close to ``other``; see :func:`torch.isclose`.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).isclose(torch.tensor([1.0, 2.5]), atol=0.1)
+tensor([ True, False])
+""",
+)
+
+add_docstr_all(
+    "allclose",
+    """Whether every element is close to ``other``: a Python bool.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).allclose(torch.tensor([1.0, 2.5]), atol=0.6)
+True
+""",
+)
+
+add_docstr_all(
+    "equal",
+    """Whether ``other`` has the same sizes and equal elements: a Python bool.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).equal(torch.tensor([1.0, 2.0]))
+True
+""",
+)
+
 # ---------------------------------------------------------------- reductions
 
 add_docstr_all(
@@ -849,6 +922,12 @@ _INPLACE_NOTE = """In place: bumps the version counter of the storage, is an err
 leaf that requires grad (outside ``no_grad``), and rebases the history of a
 non-leaf (and of its base, through a view)."""
 
+# torch's in-place form of a non-differentiable op (logical_not_): the result
+# is converted to self's dtype, and no history is recorded.
+_BOOL_INPLACE_NOTE = """The result is converted to self's dtype. Bumps the version counter of the
+storage; not differentiable, so it records no history (and a leaf that requires
+grad may be written)."""
+
 for _name, _what, _example, _out in (
     ("zero_", "Fills with zeros", "x.zero_()", "tensor([0., 0.])"),
     ("fill_", "Fills with ``value`` (a number or a 0-d tensor)", "x.fill_(7)", "tensor([7., 7.])"),
@@ -859,6 +938,19 @@ for _name, _what, _example, _out in (
         "tensor([1., 2.])",
     ),
     ("clamp_", "Limits every element to ``[min, max]``", "x.clamp_(max=0.5)", "tensor([0.5000, 0.5000])"),
+    ("clip_", "Alias for ``clamp_()``", "x.clip_(max=0.5)", "tensor([0.5000, 0.5000])"),
+    (
+        "masked_fill_",
+        "Writes ``value`` where the bool ``mask`` (broadcast to self's shape) is true",
+        "x.masked_fill_(torch.tensor([True, False]), 3.0)",
+        "tensor([3., 1.])",
+    ),
+    (
+        "nan_to_num_",
+        "Replaces NaN and infinities, as ``nan_to_num()`` does",
+        "x.nan_to_num_()",
+        "tensor([1., 1.])",
+    ),
 ):
     add_docstr_all(
         _name,
@@ -879,7 +971,7 @@ for _op in _C._op_table:
     if _op["inplace"]:
         add_docstr_all(
             _op["inplace"],
-            f"""In-place ``{_op["name"]}()`` ({_op["summary"]}), and returns self. {_INPLACE_NOTE}
+            f"""In-place ``{_op["name"]}()`` ({_op["summary"]}), and returns self. {_INPLACE_NOTE if _op["node"] else _BOOL_INPLACE_NOTE}
 
 >>> import npgrad as torch
 >>> x = torch.tensor({_op["example_input"]})

@@ -140,6 +140,77 @@ tensor([0., 2.])
 """,
 )
 
+add_docstr(
+    _C.clip,
+    """Alias for :func:`clamp` (the same node, ``ClampBackward1``).
+
+>>> import npgrad as torch
+>>> torch.clip(torch.tensor([-1.0, 0.5, 2.0]), -0.5, 1.0)
+tensor([-0.5000,  0.5000,  1.0000])
+""",
+)
+
+add_docstr(
+    _C.masked_fill,
+    """``input`` with ``value`` where the bool ``mask`` is true (the mask and
+``input`` broadcast together). ``value`` is a number or a 0-dim tensor, which then
+gets the gradient summed over the filled places (``MaskedFillBackward1``; with a
+number, ``MaskedFillBackward0``).
+
+>>> import npgrad as torch
+>>> torch.masked_fill(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([True, False, True]), 0.0)
+tensor([0., 2., 0.])
+""",
+)
+
+add_docstr(
+    _C.nan_to_num,
+    """Replaces NaN with ``nan`` (default 0), positive infinity with ``posinf`` and
+negative infinity with ``neginf`` (default the dtype's largest and lowest finite
+values). Integer and bool tensors are returned as a copy. The gradient passes where
+the input is finite (``NanToNumBackward0``).
+
+>>> import npgrad as torch
+>>> torch.nan_to_num(torch.tensor([float("nan"), float("inf"), 1.0]), posinf=9.0)
+tensor([0., 9., 1.])
+""",
+)
+
+add_docstr(
+    _C.isclose,
+    """Whether each element of ``input`` is close to ``other``:
+``|input - other| <= atol + rtol * |other|``, or equal (infinities of the same
+sign), or both NaN with ``equal_nan``. Both tensors have one dtype; the result is a
+bool tensor.
+
+>>> import npgrad as torch
+>>> torch.isclose(torch.tensor([1.0, 2.0]), torch.tensor([1.0 + 1e-7, 2.1]))
+tensor([ True, False])
+""",
+)
+
+add_docstr(
+    _C.allclose,
+    """Whether every element of ``input`` is close to ``other``, as :func:`isclose`
+tests it: a Python bool.
+
+>>> import npgrad as torch
+>>> torch.allclose(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 2.0 + 1e-7]))
+True
+""",
+)
+
+add_docstr(
+    _C.equal,
+    """Whether ``input`` and ``other`` have the same sizes and equal elements (NaN
+is not equal to itself): a Python bool.
+
+>>> import npgrad as torch
+>>> torch.equal(torch.tensor([1, 2]), torch.tensor([1.0, 2.0]))
+True
+""",
+)
+
 # ---------------------------------------------------------------- reductions
 
 add_docstr(

@@ -72,12 +72,6 @@ struct BinaryOperands {
 
 namespace detail {
 template <typename Op, typename = void>
-struct IsDifferentiable : std::false_type {};
-template <typename Op>
-struct IsDifferentiable<Op, std::void_t<decltype(Op::node)>> : std::true_type {
-};
-
-template <typename Op, typename = void>
 struct HasNumberOverload : std::false_type {};
 template <typename Op>
 struct HasNumberOverload<Op, std::void_t<decltype(Op::number_overload)>>

@@ -199,9 +199,7 @@ void fill_(const Tensor& self, double value) {
 }
 
 void check_fill_value(double value, ScalarType dtype, int64_t numel) {
-  double max = dtype == ScalarType::Float16   ? 65504.0
-               : dtype == ScalarType::Float32 ? static_cast<double>(FLT_MAX)
-                                              : 0;
+  double max = largest_finite(dtype);
   // torch's one-element float16 fill converts without the check.
   bool checked = max > 0 && !(dtype == ScalarType::Float16 && numel == 1);
   NPGRAD_CHECK(
@@ -259,6 +257,44 @@ void clamp_(
     node = n;
   }
   kernels::copy_into(self, kernels::clamp(self, min, max));
+  finish_inplace(self, node);
+}
+
+void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_masked_fill(mask, value);
+  check_broadcasts_to_self(self, mask);
+  bool tensor_value = !value.impl()->is_wrapped_number;
+  bool rg = tensor_value ? compute_requires_grad({&self, &value})
+                         : compute_requires_grad({&self});
+  check_inplace(self, rg);
+  std::shared_ptr<Node> node;
+  if (rg && tensor_value) {
+    auto n = make_inplace_node<MaskedFillBackward1>({&self, &value});
+    n->mask_ = SavedVariable(mask, false);
+    node = n;
+  } else if (rg) {
+    auto n = make_inplace_node<MaskedFillBackward0>({&self});
+    n->mask_ = SavedVariable(mask, false);
+    node = n;
+  }
+  kernels::copy_into(self, kernels::where(mask, value, self, self.dtype()));
+  finish_inplace(self, node);
+}
+
+void nan_to_num_(
+    const Tensor& self,
+    std::optional<double> nan,
+    std::optional<double> posinf,
+    std::optional<double> neginf) {
+  bool rg = compute_requires_grad({&self});
+  check_inplace(self, rg);
+  std::shared_ptr<Node> node;
+  if (rg) {
+    auto n = make_inplace_node<NanToNumBackward0>({&self});
+    n->self_ = save_original(self);
+    node = n;
+  }
+  kernels::copy_into(self, nan_to_num_values(self, nan, posinf, neginf));
   finish_inplace(self, node);
 }
 

@@ -31,6 +31,13 @@ struct OpList {
 };
 
 namespace detail {
+// An entry without `node` is not differentiable: a bool result, no graph.
+template <typename Op, typename = void>
+struct IsDifferentiable : std::false_type {};
+template <typename Op>
+struct IsDifferentiable<Op, std::void_t<decltype(Op::node)>> : std::true_type {
+};
+
 template <typename Op, typename = void>
 struct HasCheck : std::false_type {};
 template <typename Op>

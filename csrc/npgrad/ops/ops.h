@@ -26,6 +26,14 @@ Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 /// torch's result_type over two operands.
 ScalarType result_type(const Tensor& a, const Tensor& b);
+/// masked_fill's checks: a bool mask, a 0-dim value.
+void check_masked_fill(const Tensor& mask, const Tensor& value);
+/// nan_to_num's values, no graph.
+Tensor nan_to_num_values(
+    const Tensor& a,
+    std::optional<double> nan,
+    std::optional<double> posinf,
+    std::optional<double> neginf);
 
 // ---- Pointwise ----
 Tensor add(const Tensor& a, const Tensor& b, double alpha = 1);
@@ -57,6 +65,25 @@ Tensor cosh(const Tensor& a);
 Tensor clamp(
     const Tensor& a, std::optional<double> min, std::optional<double> max);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
+/// self with `value` (a 0-dim tensor; a wrapped number for a Python number)
+/// where the bool `mask` is true, broadcast together: MaskedFillBackward0
+/// for a number, MaskedFillBackward1 (the value gets a gradient) for a tensor.
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value);
+/// NaN, +inf and -inf replaced (defaults: 0, the dtype's largest and lowest
+/// finite values); integer and bool tensors are copied (NanToNumBackward0).
+Tensor nan_to_num(
+    const Tensor& a,
+    std::optional<double> nan,
+    std::optional<double> posinf,
+    std::optional<double> neginf);
+/// |a - b| <= atol + rtol * |b| (and a == b, NaN == NaN with equal_nan): a
+/// bool tensor, no graph.
+Tensor isclose(
+    const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
+bool allclose(
+    const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan);
+/// Same sizes and equal values (NaN is not equal to itself).
+bool equal(const Tensor& a, const Tensor& b);
 Tensor atan2(const Tensor& a, const Tensor& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
@@ -72,6 +99,10 @@ Tensor ge(const Tensor& a, const Tensor& b);
 Tensor logical_and(const Tensor& a, const Tensor& b);
 Tensor logical_or(const Tensor& a, const Tensor& b);
 Tensor logical_xor(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& a);
+Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isfinite(const Tensor& a);
 /// torch's tanh_backward and sigmoid_backward: the gradients of tanh and
 /// sigmoid from their output, ops of their own (TanhBackwardBackward0, ...).
 Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
@@ -182,6 +213,13 @@ void fill_(const Tensor& self, const Tensor& value);
 void copy_(const Tensor& self, const Tensor& src);
 void clamp_(
     const Tensor& self, std::optional<double> min, std::optional<double> max);
+/// masked_fill in place: the mask broadcasts to self's shape.
+void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
+void nan_to_num_(
+    const Tensor& self,
+    std::optional<double> nan,
+    std::optional<double> posinf,
+    std::optional<double> neginf);
 /// self[indices] = value for advanced indexing of a tensor needing no grad.
 void index_put_(
     const Tensor& self,

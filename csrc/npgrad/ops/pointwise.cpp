@@ -1,5 +1,8 @@
 // Arithmetic and unary math: kernels for the values, then the backward node.
+#include <cmath>
+
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
@@ -184,6 +187,128 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
         SavedVariable(cond, false);
   }
   return out;
+}
+
+void check_masked_fill(const Tensor& mask, const Tensor& value) {
+  NPGRAD_CHECK(
+      mask.dtype() == ScalarType::Bool,
+      "masked_fill_ only supports boolean masks, but got mask with dtype ",
+      type_meta_name(mask.dtype()));
+  NPGRAD_CHECK(
+      value.dim() == 0,
+      "masked_fill_ only supports a 0-dimensional value tensor, but got "
+      "tensor with ",
+      value.dim(),
+      " dimension(s).");
+}
+
+Tensor masked_fill(
+    const Tensor& self, const Tensor& mask, const Tensor& value) {
+  check_masked_fill(mask, value);
+  Tensor out = kernels::where(mask, value, self, self.dtype());
+  if (!value.impl()->is_wrapped_number) {
+    if (compute_requires_grad({&self, &value})) {
+      record<MaskedFillBackward1>(out, {&self, &value})->mask_ =
+          SavedVariable(mask, false);
+    }
+  } else if (compute_requires_grad({&self})) {
+    record<MaskedFillBackward0>(out, {&self})->mask_ =
+        SavedVariable(mask, false);
+  }
+  return out;
+}
+
+Tensor nan_to_num_values(
+    const Tensor& a,
+    std::optional<double> nan,
+    std::optional<double> posinf,
+    std::optional<double> neginf) {
+  ScalarType dt = a.dtype();
+  if (!is_floating(dt)) {
+    return kernels::cast(a, dt);  // integers and bools: a copy
+  }
+  double largest = largest_finite(dt);
+  auto replace = [&](const Tensor& where_true, double value, const Tensor& t) {
+    return kernels::where(
+        where_true, wrapped_scalar(value, ScalarType::Float64), t, dt);
+  };
+  Tensor inf = wrapped_scalar(HUGE_VAL, ScalarType::Float64);
+  Tensor out = replace(isnan(a), nan.value_or(0), a);
+  out = replace(eq(a, inf), posinf.value_or(largest), out);
+  return replace(eq(a, neg(inf)), neginf.value_or(-largest), out);
+}
+
+Tensor nan_to_num(
+    const Tensor& a,
+    std::optional<double> nan,
+    std::optional<double> posinf,
+    std::optional<double> neginf) {
+  Tensor out = nan_to_num_values(a, nan, posinf, neginf);
+  if (compute_requires_grad({&a})) {
+    record<NanToNumBackward0>(out, {&a})->self_ = SavedVariable(a, false);
+  }
+  return out;
+}
+
+Tensor isclose(
+    const Tensor& a,
+    const Tensor& b,
+    double rtol,
+    double atol,
+    bool equal_nan) {
+  NPGRAD_CHECK(
+      a.dtype() == b.dtype(),
+      scalar_type_name(a.dtype()),
+      " did not match ",
+      scalar_type_name(b.dtype()));
+  NPGRAD_CHECK(
+      rtol >= 0, "rtol must be greater than or equal to zero, but got ", rtol);
+  NPGRAD_CHECK(
+      atol >= 0, "atol must be greater than or equal to zero, but got ", atol);
+  AutoGradMode no_grad(false);
+  // torch's order: equal values are close (infinities too), NaNs with
+  // equal_nan; then the tolerance test on a finite difference, with bool
+  // operands as the default float dtype.
+  Tensor close = eq(a, b);
+  if (equal_nan && is_floating(a.dtype())) {
+    close = logical_or(close, logical_and(isnan(a), isnan(b)));
+  }
+  if (rtol == 0 && atol == 0) {
+    return close;
+  }
+  bool as_float = a.dtype() == ScalarType::Bool;
+  Tensor x = as_float ? to_dtype(a, ScalarType::Float32) : a;
+  Tensor y = as_float ? to_dtype(b, ScalarType::Float32) : b;
+  Tensor allowed =
+      add(wrapped_scalar(atol, ScalarType::Float64),
+          abs(mul(wrapped_scalar(rtol, ScalarType::Float64), y)));
+  Tensor actual = abs(sub(x, y));
+  return logical_or(close, logical_and(isfinite(actual), le(actual, allowed)));
+}
+
+namespace {
+// Whether every element of a bool tensor is true.
+bool all_true(const Tensor& mask) {
+  Tensor falses = logical_not(mask);
+  return kernels::item(kernels::sum(falses, {}, false, ScalarType::Int64)) == 0;
+}
+}  // namespace
+
+bool allclose(
+    const Tensor& a,
+    const Tensor& b,
+    double rtol,
+    double atol,
+    bool equal_nan) {
+  return all_true(isclose(a, b, rtol, atol, equal_nan));
+}
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) {
+    return false;
+  }
+  AutoGradMode no_grad(false);
+  return all_true(eq(a, b));
 }
 
 }  // namespace npgrad::ops

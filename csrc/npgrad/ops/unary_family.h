@@ -24,7 +24,12 @@
 //   doc        `static constexpr OpDoc doc`: a summary and an example
 //   check      optional `static void check(const Tensor& input)`: torch's
 //              errors for inputs it refuses
-// and the entry is added to UnaryOps at the end of unary_ops.h.
+// An entry without `node` (and then without saves, promotes and backward) is
+// not differentiable: its ufunc or kernel computes a bool tensor from the
+// input's own dtype (logical_not, isnan), it records nothing, and its
+// in-place form writes the result converted to self's dtype, as torch's
+// logical_not_ does (no leaf check, no history: only the version moves).
+// The entry is added to UnaryOps at the end of unary_ops.h.
 
 #include <memory>
 #include <string>
@@ -57,9 +62,13 @@ const kernels::UnaryUfunc& ufunc_of() {
 
 template <typename Op>
 ScalarType compute_dtype(ScalarType input) {
-  return Op::promotes == Promotes::ToFloat && !is_floating(input)
-             ? ScalarType::Float32
-             : input;
+  if constexpr (IsDifferentiable<Op>::value) {
+    return Op::promotes == Promotes::ToFloat && !is_floating(input)
+               ? ScalarType::Float32
+               : input;
+  } else {
+    return input;
+  }
 }
 
 template <typename Op>
@@ -111,16 +120,18 @@ Tensor unary(const Tensor& input) {
   }
   Tensor out =
       detail::run_kernel<Op>(input, detail::compute_dtype<Op>(input.dtype()));
-  if (autograd::compute_requires_grad({&input})) {
-    auto node = autograd::make_node<UnaryBackward<Op>>();
-    node->set_next_edges(autograd::collect_next_edges({&input}));
-    // The output is saved once its history is set (it is then the node's
-    // own output, saved without a reference cycle).
-    autograd::set_history(out, node);
-    if constexpr (Op::saves == Saves::Result) {
-      node->saved_ = autograd::SavedVariable(out, true);
-    } else if constexpr (Op::saves == Saves::Self) {
-      node->saved_ = autograd::SavedVariable(input, false);
+  if constexpr (detail::IsDifferentiable<Op>::value) {
+    if (autograd::compute_requires_grad({&input})) {
+      auto node = autograd::make_node<UnaryBackward<Op>>();
+      node->set_next_edges(autograd::collect_next_edges({&input}));
+      // The output is saved once its history is set (it is then the node's
+      // own output, saved without a reference cycle).
+      autograd::set_history(out, node);
+      if constexpr (Op::saves == Saves::Result) {
+        node->saved_ = autograd::SavedVariable(out, true);
+      } else if constexpr (Op::saves == Saves::Self) {
+        node->saved_ = autograd::SavedVariable(input, false);
+      }
     }
   }
   return out;
@@ -133,15 +144,20 @@ void unary_(const Tensor& self) {
   if constexpr (detail::HasCheck<Op>::value) {
     Op::check(self);
   }
-  bool requires_grad = autograd::compute_requires_grad({&self});
+  constexpr bool differentiable = detail::IsDifferentiable<Op>::value;
+  bool requires_grad =
+      differentiable && autograd::compute_requires_grad({&self});
   check_inplace(self, requires_grad);
   check_castable(detail::compute_dtype<Op>(self.dtype()), self.dtype());
-  std::shared_ptr<UnaryBackward<Op>> node;
-  if (requires_grad) {
-    node = autograd::make_node<UnaryBackward<Op>>();
-    node->set_next_edges(autograd::collect_next_edges({&self}));
-    if constexpr (Op::saves == Saves::Self) {
-      node->saved_ = save_original(self);
+  std::shared_ptr<autograd::Node> node;
+  if constexpr (differentiable) {
+    if (requires_grad) {
+      auto n = autograd::make_node<UnaryBackward<Op>>();
+      n->set_next_edges(autograd::collect_next_edges({&self}));
+      if constexpr (Op::saves == Saves::Self) {
+        n->saved_ = save_original(self);
+      }
+      node = n;
     }
   }
   if constexpr (detail::HasUfunc<Op>::value) {
@@ -150,9 +166,12 @@ void unary_(const Tensor& self) {
     kernels::copy_into(self, Op::kernel(self, self.dtype()));
   }
   finish_inplace(self, node);
-  if constexpr (Op::saves == Saves::Result) {
-    if (node) {
-      node->saved_ = autograd::SavedVariable(self, true, self.is_view());
+  if constexpr (differentiable) {
+    if constexpr (Op::saves == Saves::Result) {
+      if (node) {
+        static_cast<UnaryBackward<Op>&>(*node).saved_ =
+            autograd::SavedVariable(self, true, self.is_view());
+      }
     }
   }
 }

@@ -47,5 +47,17 @@ Tensor sinh(const Tensor& a) {
 Tensor cosh(const Tensor& a) {
   return unary<Cosh>(a);
 }
+Tensor logical_not(const Tensor& a) {
+  return unary<LogicalNot>(a);
+}
+Tensor isnan(const Tensor& a) {
+  return unary<Isnan>(a);
+}
+Tensor isinf(const Tensor& a) {
+  return unary<Isinf>(a);
+}
+Tensor isfinite(const Tensor& a) {
+  return unary<Isfinite>(a);
+}
 
 }  // namespace npgrad::ops

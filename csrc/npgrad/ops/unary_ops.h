@@ -585,6 +585,49 @@ struct Frac {
       "tensor([-0.2500,  0.5000])"};
 };
 
+// The tests of a value: bool results, no node (see unary_family.h).
+#define NPGRAD_BOOL_UNARY(                                   \
+    Struct, name_, ufunc_, inplace_, summary, input, output) \
+  struct Struct {                                            \
+    static constexpr const char* name = name_;               \
+    static constexpr const char* ufunc = ufunc_;             \
+    static constexpr bool inplace = inplace_;                \
+    static constexpr OpDoc doc = {summary, input, output};   \
+  };
+NPGRAD_BOOL_UNARY(
+    LogicalNot,
+    "logical_not",
+    "logical_not",
+    true,
+    "Whether each element is zero (``not x``)",
+    "[True, False]",
+    "tensor([False,  True])")
+NPGRAD_BOOL_UNARY(
+    Isnan,
+    "isnan",
+    "isnan",
+    false,
+    "Whether each element is NaN",
+    "[1.0, float('nan'), float('inf')]",
+    "tensor([False,  True, False])")
+NPGRAD_BOOL_UNARY(
+    Isinf,
+    "isinf",
+    "isinf",
+    false,
+    "Whether each element is positive or negative infinity",
+    "[1.0, float('nan'), float('-inf')]",
+    "tensor([False, False,  True])")
+NPGRAD_BOOL_UNARY(
+    Isfinite,
+    "isfinite",
+    "isfinite",
+    false,
+    "Whether each element is finite (not NaN, not infinite)",
+    "[1.0, float('nan'), float('inf')]",
+    "tensor([ True, False, False])")
+#undef NPGRAD_BOOL_UNARY
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using UnaryOps = OpList<
@@ -618,7 +661,11 @@ using UnaryOps = OpList<
     Ceil,
     Trunc,
     Round,
-    Frac>;
+    Frac,
+    LogicalNot,
+    Isnan,
+    Isinf,
+    Isfinite>;
 // clang-format on
 
 }  // namespace npgrad::ops::unary_ops

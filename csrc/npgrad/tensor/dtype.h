@@ -4,6 +4,7 @@
 // Python number never raises the dtype of a dimensioned tensor of the same
 // category, and a Python float meets an integer tensor as the default dtype.
 
+#include <cfloat>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -102,6 +103,20 @@ inline const char* scalar_type_name(ScalarType t) {
 /// its messages name a dtype.
 inline const char* type_meta_name(ScalarType t) {
   return dtype_info(t).type_meta_name;
+}
+/// The largest finite value of a floating dtype (torch.finfo(dtype).max);
+/// 0 for integer and bool dtypes.
+inline double largest_finite(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float16:
+      return 65504.0;
+    case ScalarType::Float32:
+      return static_cast<double>(FLT_MAX);
+    case ScalarType::Float64:
+      return DBL_MAX;
+    default:
+      return 0;
+  }
 }
 /// "f32", as torch's autograd debug logging abbreviates dtypes.
 std::string dtype_abbrev(ScalarType t);

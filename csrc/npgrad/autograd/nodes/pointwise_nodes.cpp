@@ -53,6 +53,25 @@ void PowBackward2::compute(const variable_list& g, variable_list& out) {
   out[0] = d;
 }
 
+void MaskedFillBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = masked_fill(g[0], mask_.unpack(), scalar(0));
+}
+
+void MaskedFillBackward1::compute(const variable_list& g, variable_list& out) {
+  Tensor mask = mask_.unpack();
+  if (task_should_compute_output(0)) {
+    out[0] = masked_fill(g[0], mask, scalar(0));
+  }
+  if (task_should_compute_output(1)) {
+    // torch's masked_select(grad, mask).sum(): the filled places' sum.
+    out[1] = sum(where(mask, g[0], zeros_like(g[0])));
+  }
+}
+
+void NanToNumBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = mul(g[0], isfinite(self_.unpack()));
+}
+
 void SgnBackward0::compute(const variable_list& g, variable_list& out) {
   // Unpacked as torch's node does: a saved value modified since is an error.
   result_.unpack(self_ptr());

@@ -80,6 +80,37 @@ struct WhereBackward0 final : FormulaNode {
   SavedVariable condition_;
 };
 
+/// masked_fill with a Python number: the filled places get no gradient.
+struct MaskedFillBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(MaskedFillBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_mask", mask_);
+  }
+  SavedVariable mask_;
+};
+
+/// masked_fill with a 0-dim tensor value: the value gets the sum of the
+/// gradient over the filled places.
+struct MaskedFillBackward1 final : FormulaNode {
+  NPGRAD_NODE_NAME(MaskedFillBackward1)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_mask", mask_);
+  }
+  SavedVariable mask_;
+};
+
+/// nan_to_num: the gradient passes where the input was finite.
+struct NanToNumBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(NanToNumBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_self", self_);
+  }
+  SavedVariable self_;
+};
+
 /// sgn's backward for real tensors: zero. It saves what torch's formula
 /// (written for complex inputs) saves.
 struct SgnBackward0 final : FormulaNode {
