@@ -387,6 +387,35 @@ def test_fill_on_a_non_leaf(ng, fill, node):
     assert same(leaf.grad, ng.zeros(3))
 
 
+def test_fills_in_no_grad_mode_on_a_leaf(ng):
+    # As nn.init does: allowed, no history, the version still bumps.
+    leaf = ng.ones(3, requires_grad=True)
+    with ng.no_grad():
+        leaf.normal_()
+        leaf.uniform_()
+        leaf.random_(3)
+        leaf.exponential_()
+        leaf.bernoulli_(0.5)
+    assert leaf._version == 5 and leaf.requires_grad and leaf.grad_fn is None
+
+
+def test_fills_through_views(ng):
+    leaf = ng.ones(3, requires_grad=True)
+    a = leaf * 1
+    v = a[0:2]
+    v.normal_()
+    assert a.grad_fn.name() == "torch::autograd::CopySlices"
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    assert a._version == 1 and v._version == 1
+    a.sum().backward()
+    assert leaf.grad.tolist() == [0.0, 0.0, 1.0]
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place"):
+        leaf[0:2].uniform_()
+    y = ng.zeros(2, 3)
+    y.t().normal_(5.0, 0.0)  # a non-contiguous view writes through to its base
+    assert (to_np(y) == 5).all()
+
+
 def test_bernoulli_tensor_p_gets_a_zero_gradient(ng):
     p = ng.full((3,), 0.5, requires_grad=True)
     x = ng.zeros(2, 3)
