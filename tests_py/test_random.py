@@ -349,6 +349,16 @@ def test_random_results_and_grad(ng):
     assert ng.normal(1.0, 2.0, (2,), requires_grad=True).is_leaf
 
 
+def test_bernoulli_with_a_number_p_has_no_derivative(ng):
+    x = ng.full((3,), 0.5, requires_grad=True)
+    y = ng.bernoulli(x, 0.5)
+    assert y.requires_grad and y.grad_fn.name() == "torch::autograd::NotImplemented"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+    with pytest.raises(RuntimeError, match="derivative for aten::bernoulli is not implemented"):
+        y.sum().backward()
+    assert not ng.bernoulli(x.detach(), 0.5).requires_grad
+
+
 # ------------------------------------------------------ in-place random fills
 
 FILLS = [

@@ -143,6 +143,7 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "NormalBackward3": lambda lib, a, b, v: lib.normal(a, v),
     "UniformBackward0": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.uniform_()),
     "BernoulliBackward0": lambda lib, a, b, v: lib.bernoulli(v / 3),
+    "NotImplemented": lambda lib, a, b, v: lib.bernoulli(a, 0.5),
     "BernoulliBackward1": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.bernoulli_(v / 3)),
     "BernoulliBackward2": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.bernoulli_(0.5)),
     "ExponentialBackward0": lambda lib, a, b, v: _inplace_on_clone(lib, a, lambda c: c.exponential_()),

@@ -294,6 +294,7 @@ void bind_nodes(py::module_& m) {
           "variable", [](AccumulateGrad& self) { return self.variable(); });
   bind_node<GraphRoot>(fm, "GraphRoot");
   bind_node<Identity>(fm, "Identity");
+  bind_node<NotImplemented>(fm, "NotImplemented");
   bind_node<RsubBackward1>(fm, "RsubBackward1");
   bind_node<PowBackward0>(fm, "PowBackward0");
   bind_node<PowBackward1>(fm, "PowBackward1");

@@ -674,6 +674,12 @@ void bind_ops(py::module_& m) {
       "inputs"_a,
       "size_attributes"_a);
   m.def(
+      "_record_not_implemented",
+      &ops::record_not_implemented,
+      "result"_a,
+      "forward_name"_a,
+      "inputs"_a);
+  m.def(
       "_check_fill_value",
       [](double value, py::handle dtype, int64_t numel) {
         ops::check_fill_value(value, dtype_from_object(dtype), numel);

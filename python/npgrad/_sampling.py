@@ -328,7 +328,8 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
         drawn = Tensor._from_numpy((gen.random(probs.shape) < probs).astype(dt))
         return _C._record_random(drawn, "BernoulliBackward0", [input], [])
     _check_bernoulli_p(p)
-    return Tensor._from_numpy((gen.random(tuple(input._shape)) < p).astype(dt))
+    drawn = Tensor._from_numpy((gen.random(tuple(input._shape)) < p).astype(dt))
+    return _C._record_not_implemented(drawn, "aten::bernoulli", [input])  # as torch: no derivative
 
 
 def _check_bernoulli_p(p: float) -> None:

@@ -187,6 +187,13 @@ Tensor record_random(
     const std::string& node_name,
     const std::vector<Tensor>& inputs,
     const std::vector<std::string>& size_attributes);
+/// A result of an op whose derivative torch does not implement, recorded
+/// under torch's NotImplemented node (`forward_name`: "aten::bernoulli")
+/// when an input requires grad.
+Tensor record_not_implemented(
+    const Tensor& result,
+    const std::string& forward_name,
+    const std::vector<Tensor>& inputs);
 void clamp_(
     const Tensor& self, std::optional<double> min, std::optional<double> max);
 /// self[indices] = value for advanced indexing of a tensor needing no grad.

@@ -4,6 +4,7 @@
 // wrapped as a result, under torch's zero-gradient nodes (copy_nodes.h).
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
@@ -45,6 +46,19 @@ Tensor record_random(
   for (std::size_t i = 0; i < size_attributes.size(); ++i) {
     node->sizes.emplace_back(size_attributes[i], inputs[i].sizes());
   }
+  set_history(result, node);
+  return result;
+}
+
+Tensor record_not_implemented(
+    const Tensor& result,
+    const std::string& forward_name,
+    const std::vector<Tensor>& inputs) {
+  if (!compute_requires_grad(inputs)) {
+    return result;
+  }
+  auto node = make_node<NotImplemented>(forward_name);
+  node->set_next_edges(collect_next_edges(inputs));
   set_history(result, node);
   return result;
 }
