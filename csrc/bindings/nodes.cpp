@@ -306,6 +306,7 @@ void bind_nodes(py::module_& m) {
           "variable", [](AccumulateGrad& self) { return self.variable(); });
   bind_node<GraphRoot>(fm, "GraphRoot");
   bind_node<Identity>(fm, "Identity");
+  bind_node<NotImplemented>(fm, "NotImplemented");
   bind_node<RsubBackward1>(fm, "RsubBackward1");
   bind_node<PowBackward0>(fm, "PowBackward0");
   bind_node<PowBackward1>(fm, "PowBackward1");
@@ -358,8 +359,9 @@ void bind_nodes(py::module_& m) {
   bind_node<IndexPutBackward0>(fm, "IndexPutBackward0");
   bind_node<AsStridedBackward0>(fm, "AsStridedBackward0");
   bind_node<AsStridedScatterBackward0>(fm, "AsStridedScatterBackward0");
-  bind_node<ZeroBackward0>(fm, "ZeroBackward0");
-  bind_node<FillBackward2>(fm, "FillBackward2");
+#define NPGRAD_BIND_ZERO_GRADIENT_NODE(N) bind_node<N>(fm, #N);
+  NPGRAD_FORALL_ZERO_GRADIENT_NODES(NPGRAD_BIND_ZERO_GRADIENT_NODE)
+#undef NPGRAD_BIND_ZERO_GRADIENT_NODE
   bind_node<MmBackward0>(fm, "MmBackward0");
   bind_node<DotBackward0>(fm, "DotBackward0");
   bind_node<MvBackward0>(fm, "MvBackward0");

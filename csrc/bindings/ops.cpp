@@ -821,6 +821,32 @@ void bind_ops(py::module_& m) {
       "neginf"_a = py::none());
 
   // ---- Module functions ----
+  // The random ops' graph recording (npgrad/_creation.py draws the values).
+  m.def(
+      "_random_fill_",
+      [](const Tensor& self,
+         const Tensor& values,
+         const std::string& node,
+         std::optional<Tensor> p) {
+        ops::random_fill_(self, values, node, p ? *p : Tensor());
+      },
+      "self"_a,
+      "values"_a,
+      "node"_a,
+      "p"_a = py::none());
+  m.def(
+      "_record_random",
+      &ops::record_random,
+      "result"_a,
+      "node"_a,
+      "inputs"_a,
+      "size_attributes"_a);
+  m.def(
+      "_record_not_implemented",
+      &ops::record_not_implemented,
+      "result"_a,
+      "forward_name"_a,
+      "inputs"_a);
   m.def(
       "_check_fill_value",
       [](double value, py::handle dtype, int64_t numel) {

@@ -15,7 +15,7 @@ from __future__ import annotations
 # The public submodules (npgrad.autograd, ...), and three imported for what
 # importing them does: _gc makes full gc collections free autograd cycles, and
 # _tensor_docs and _torch_docs attach the docstrings of the native names.
-from . import _C, _gc, _tensor_docs, _torch_docs, autograd, return_types, testing, utils  # noqa: F401
+from . import _C, _gc, _tensor_docs, _torch_docs, autograd, cuda, random, return_types, testing, utils  # noqa: F401
 from ._C import *  # noqa: F403  (with the op tables' functions, npgrad.<name>)
 from ._C import (
     allclose,
@@ -62,18 +62,19 @@ from ._C import (
 )
 from ._creation import (
     arange,
+    as_tensor,
+    asarray,
     empty,
     empty_like,
+    eye,
     from_numpy,
     full,
+    full_like,
     is_tensor,
-    manual_seed,
+    linspace,
+    logspace,
     ones,
     ones_like,
-    rand,
-    rand_like,
-    randn,
-    randn_like,
     tensor,
     zeros,
     zeros_like,
@@ -81,12 +82,26 @@ from ._creation import (
 
 # _cpu and _check_to_device: the native side looks them up on this module
 # (InputMetadata.device, Tensor.to).
-from ._device import _check_to_device, _cpu, device  # noqa: F401
+from ._device import _check_to_device, _cpu, device, is_autocast_enabled  # noqa: F401
+from ._generator import Generator, default_generator
+from ._sampling import (
+    bernoulli,
+    multinomial,
+    normal,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+)
 from ._size import Size
 
 # Importing _tensor installs the Python half of Tensor on the native class.
 from ._tensor import Tensor
 from .autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .utils.dlpack import from_dlpack
 
 # The version, in one place: the wheel's metadata is read from this line
@@ -99,15 +114,22 @@ half = float16
 long = int64
 
 __all__ = [
+    "Generator",
     "Size",
     "Tensor",
     "allclose",
     "arange",
+    "as_tensor",
+    "asarray",
+    "bernoulli",
     "bool",
     "cat",
+    "chunk",
     "clamp",
     "clip",
     "clone",
+    "cuda",
+    "default_generator",
     "device",
     "double",
     "dtype",
@@ -115,6 +137,7 @@ __all__ = [
     "empty_like",
     "enable_grad",
     "equal",
+    "eye",
     "float",
     "float16",
     "float32",
@@ -122,14 +145,20 @@ __all__ = [
     "from_dlpack",
     "from_numpy",
     "full",
+    "full_like",
+    "get_rng_state",
     "half",
+    "initial_seed",
     "int64",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
+    "is_autocast_enabled",
     "is_grad_enabled",
     "is_tensor",
     "isclose",
+    "linspace",
     "log_softmax",
+    "logspace",
     "long",
     "manual_seed",
     "masked_fill",
@@ -138,20 +167,30 @@ __all__ = [
     "mean",
     "min",
     "mm",
+    "multinomial",
     "nan_to_num",
     "no_grad",
+    "normal",
     "ones",
     "ones_like",
     "permute",
     "pow",
     "rand",
     "rand_like",
+    "randint",
+    "randint_like",
     "randn",
     "randn_like",
+    "random",
+    "randperm",
     "reshape",
+    "seed",
     "set_anomaly_enabled",
     "set_grad_enabled",
+    "set_rng_state",
     "softmax",
+    "split",
+    "split_with_sizes",
     "square",
     "squeeze",
     "stack",
@@ -159,11 +198,8 @@ __all__ = [
     "t",
     "tensor",
     "transpose",
-    "unsqueeze",
-    "split",
-    "split_with_sizes",
-    "chunk",
     "unbind",
+    "unsqueeze",
     "where",
     "zeros",
     "zeros_like",

@@ -1,6 +1,8 @@
-"""The tensor factories: ``tensor``, ``from_numpy``, ``zeros``, ``ones``,
-``empty``, ``full``, ``arange``, ``rand``, ``randn`` and the ``*_like``
-variants; ``manual_seed`` (of ``rand``/``randn``) and ``is_tensor``.
+"""The tensor factories: ``tensor``, ``from_numpy``, ``as_tensor``,
+``asarray``, ``zeros``, ``ones``, ``empty``, ``full``, ``arange``,
+``linspace``, ``logspace``, ``eye``, the ``*_like`` variants, the
+``Tensor.new_*`` methods and ``type_as``; and ``is_tensor``. (The random
+factories are in ``_sampling``.)
 
 Each builds a NumPy array and wraps it (``Tensor._from_numpy``), with torch's
 dtype rules (Python floats become ``float32``, ints ``int64``) and torch's
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import numbers
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,14 +24,6 @@ from ._C import Tensor, dtype, float32, int64
 
 # The dtype of each NumPy dtype a tensor can hold (read from _C's dtype table).
 _NP_TO_DTYPE = {np.dtype(d._numpy_name): d for d in _C._dtypes}
-
-_generator = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> None:
-    """Seeds npgrad's random number generator (``rand``, ``randn``)."""
-    global _generator
-    _generator = np.random.default_rng(int(seed))
 
 
 def _np_dtype(d: dtype) -> np.dtype:
@@ -43,16 +38,6 @@ def _check_dtype(fname: str, d: Any) -> None:
 def _check_tensor_input(fname: str, t: Any) -> None:
     if not isinstance(t, Tensor):
         raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(t).__name__}")
-
-
-def _check_random_dtype(fname: str, dt: np.dtype) -> None:
-    if dt.kind != "f":
-        kernel = (
-            "check_uniform_bounds"
-            if fname.startswith("rand") and not fname.startswith("randn")
-            else "normal_kernel_cpu"
-        )
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_NP_TO_DTYPE[dt]._scalar_type_name}'")
 
 
 def _check_sequence(data: Any) -> None:
@@ -239,16 +224,24 @@ def full(
     """
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
-    shape = _check_sizes("full", _size_sequence("full", size))
-    if not isinstance(fill_value, (numbers.Number, np.bool_, Tensor)):
-        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     _check_dtype("full", dtype)
+    return _full("full", _size_sequence("full", size), fill_value, dtype, requires_grad)
+
+
+def _full(fname: str, size: tuple[int, ...], fill_value: Any, dtype: dtype | None, requires_grad: bool) -> Tensor:
+    shape = _check_sizes(fname, size)
+    if not isinstance(fill_value, (numbers.Number, np.bool_, Tensor)):
+        raise TypeError(
+            f"{fname}(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}"
+        )
     if dtype is None:
         with np.errstate(over="ignore"):  # an overflowing float is torch's error below
             dtype = _NP_TO_DTYPE[_infer_array(fill_value, None).dtype]
     if isinstance(fill_value, (int, float)) and dtype.is_floating_point:
         _C._check_fill_value(float(fill_value), dtype, int(np.prod(shape)))
-    with np.errstate(over="ignore"):  # the check above allows what torch rounds to inf
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    with np.errstate(over="ignore", invalid="ignore"):  # the check above allows what torch rounds to inf
         return _finish(np.full(shape, fill_value, _np_dtype(dtype)), requires_grad)
 
 
@@ -285,38 +278,11 @@ def arange(
     return _finish(np.arange(start, end, step).astype(_np_dtype(dtype)), requires_grad)
 
 
-def rand(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Uniform random values in ``[0, 1)`` (seeded by ``manual_seed``).
-
-    >>> import npgrad as torch
-    >>> x = torch.rand(2, 3)
-    >>> x.shape, 0 <= x.min().item() and x.max().item() < 1
-    (torch.Size([2, 3]), True)
-    """
-    shape, dt = _size_args(size, "rand"), _default(dtype, "rand")
-    _check_random_dtype("rand", dt)
-    return _finish(_uniform(shape, dt), requires_grad)
-
-
-def randn(*size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Standard normal random values (seeded by ``manual_seed``).
-
-    >>> import npgrad as torch
-    >>> torch.manual_seed(0)
-    >>> torch.randn(3).shape
-    torch.Size([3])
-    """
-    shape, dt = _size_args(size, "randn"), _default(dtype, "randn")
-    _check_random_dtype("randn", dt)
-    return _finish(_generator.standard_normal(shape).astype(dt), requires_grad)
-
-
-def _uniform(shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
-    """Uniform values in ``[0, 1)`` of dtype ``dt``. float16 draws multiples of
-    2**-11 (half's mantissa), as torch does, so that none rounds up to 1."""
-    if dt == np.float16:
-        return (_generator.integers(0, 2**11, shape) * 2.0**-11).astype(dt)
-    return _generator.random(shape).astype(dt)
+def _int_argument(fname: str, arg: str, position: int, value: Any) -> int:
+    n = _as_int(value)
+    if n is None:
+        raise TypeError(f"{fname}(): argument '{arg}' (position {position}) must be int, not {type(value).__name__}")
+    return n
 
 
 def _like(t: Tensor, dtype: dtype | None, fname: str = "zeros_like") -> tuple[tuple[int, ...], np.dtype]:
@@ -358,28 +324,291 @@ def empty_like(input: Tensor, dtype: dtype | None = None, device: Any = None, re
     return _finish(np.empty(shape, dt), requires_grad)
 
 
-def rand_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """``rand`` with the shape (and, unless given, the dtype) of ``input``.
+def _linspace_bound(v: Any, which: str) -> float:
+    if isinstance(v, Tensor):
+        if v.dim() != 0:
+            raise RuntimeError(
+                f"linspace only supports 0-dimensional start and end tensors, but got {which} with "
+                f"{v.dim()} dimension(s)."
+            )
+        return v.item()
+    return v
+
+
+def _spaced(fname: str, start: Any, end: Any, steps: Any, dtype: dtype | None) -> tuple[np.ndarray, np.dtype]:
+    """``steps`` values evenly spaced from start to end (float64), with the
+    argument checks of linspace and logspace."""
+    for v in (start, end):
+        if not isinstance(v, (numbers.Number, np.bool_, Tensor)):
+            raise TypeError(
+                f"{fname}() received an invalid combination of arguments - got "
+                f"({type(start).__name__}, {type(end).__name__}, {type(steps).__name__})"
+            )
+    n = _int_argument(fname, "steps", 3, steps)
+    _check_dtype(fname, dtype)
+    if n < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dt = _default(dtype, fname)
+    if dt.kind == "b":
+        raise NotImplementedError(f"\"{fname}_cpu\" not implemented for 'Bool'")
+    a, b = _linspace_bound(start, "start"), _linspace_bound(end, "end")
+    if n == 1:
+        return np.array([a], dtype=np.float64), dt
+    # As torch: the first half counts up from start, the second down from end.
+    step = (b - a) / max(n - 1, 1)
+    i = np.arange(n, dtype=np.float64)
+    values = np.where(i < n // 2, a + step * i, b - step * (n - 1 - i))
+    return values, dt
+
+
+def linspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``steps`` values evenly spaced from ``start`` to ``end`` (both
+    included); ``float32`` unless ``dtype`` (an integer dtype truncates).
 
     >>> import npgrad as torch
-    >>> torch.rand_like(torch.zeros(2, dtype=torch.float64)).dtype
+    >>> torch.linspace(0, 1, 5)
+    tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    >>> torch.linspace(0, 10, 4, dtype=torch.int64)
+    tensor([ 0,  3,  6, 10])
+    """
+    values, dt = _spaced("linspace", start, end, steps, dtype)
+    return _finish(values.astype(dt), requires_grad)
+
+
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``base ** linspace(start, end, steps)``.
+
+    >>> import npgrad as torch
+    >>> torch.logspace(0, 2, 3)
+    tensor([  1.,  10., 100.])
+    >>> torch.logspace(0, 3, 4, base=2, dtype=torch.int64)
+    tensor([1, 2, 4, 8])
+    """
+    values, dt = _spaced("logspace", start, end, steps, dtype)
+    with np.errstate(over="ignore"):
+        return _finish(np.power(float(base), values).astype(dt), requires_grad)
+
+
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """The ``n`` x ``m`` (default ``n`` x ``n``) identity matrix.
+
+    >>> import npgrad as torch
+    >>> torch.eye(2, 3, dtype=torch.int64)
+    tensor([[1, 0, 0],
+            [0, 1, 0]])
+    """
+    rows = _int_argument("eye", "n", 1, n)
+    cols = rows if m is None else _int_argument("eye", "m", 2, m)
+    if rows < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {rows}")
+    if cols < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {cols}")
+    return _finish(np.eye(rows, cols, dtype=_default(dtype, "eye")), requires_grad)
+
+
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``full`` with the shape (and, unless given, the dtype) of ``input``.
+
+    >>> import npgrad as torch
+    >>> torch.full_like(torch.zeros(2, dtype=torch.int64), 2.7)
+    tensor([2, 2])
+    """
+    _check_tensor_input("full_like", input)
+    _check_dtype("full_like", dtype)
+    return _full("full_like", tuple(input._shape), fill_value, input.dtype if dtype is None else dtype, requires_grad)
+
+
+def as_tensor(data: Any, dtype: dtype | None = None, device: Any = None) -> Tensor:
+    """``data`` as a tensor, without a copy when it can: a tensor of the same
+    dtype is returned itself, a NumPy array of a dtype npgrad has is shared
+    (as ``from_numpy``); anything else is copied (as ``tensor``).
+
+    >>> import numpy as np, npgrad as torch
+    >>> a = np.array([1.0, 2.0])
+    >>> t = torch.as_tensor(a)
+    >>> t[0] = 5.0
+    >>> a
+    array([5., 2.])
+    """
+    _check_dtype("as_tensor", dtype)
+    if isinstance(data, np.generic):  # a NumPy scalar keeps its dtype
+        data = np.asarray(data)
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtype == data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and data.dtype in _NP_TO_DTYPE:
+        if dtype is None or _np_dtype(dtype) == data.dtype:
+            return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def asarray(
+    obj: Any,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``obj`` as a tensor: shares memory with a tensor or NumPy array unless
+    ``copy=True`` or a cast is needed (``copy=False`` then raises).
+
+    >>> import numpy as np, npgrad as torch
+    >>> a = np.arange(3.0)
+    >>> np.shares_memory(torch.asarray(a).numpy(), a)
+    True
+    >>> torch.asarray([1, 2], dtype=torch.float64)
+    tensor([1., 2.], dtype=torch.float64)
+    """
+    _check_dtype("asarray", dtype)
+    if isinstance(obj, np.generic):  # a NumPy scalar keeps its dtype
+        obj = np.asarray(obj)
+    if isinstance(obj, (Tensor, np.ndarray)):
+        src = obj.dtype if isinstance(obj, Tensor) else _NP_TO_DTYPE.get(obj.dtype)
+        if copy is False and dtype is not None and dtype != src:
+            name = src._scalar_type_name if src is not None else str(obj.dtype)
+            raise ValueError(f"can't alias tensor with dtype '{name}' into dtype '{dtype._scalar_type_name}'.")
+    if isinstance(obj, Tensor):
+        result = obj if dtype is None or dtype == obj.dtype else obj.to(dtype)
+        result = result.clone() if copy and result is obj else result
+    elif isinstance(obj, np.ndarray) and not copy:
+        result = as_tensor(obj, dtype)
+    else:
+        result = tensor(obj, dtype=dtype)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+# ---- Tensor.new_* and type_as (Tensor methods, installed by _tensor.py) ----
+
+
+def _new_filled(
+    self: Tensor, fname: str, make: Any, size: Sequence[Any], dtype: dtype | None, requires_grad: bool
+) -> Tensor:
+    """``make(shape, dtype)`` (np.zeros, ...) as a tensor of self's dtype unless ``dtype``."""
+    _check_dtype(fname, dtype)
+    return _finish(make(_size_args(size, fname), _np_dtype(dtype or self.dtype)), requires_grad)
+
+
+def new_zeros(
+    self: Tensor, *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """``zeros`` of the given shape, of self's dtype unless ``dtype``.
+
+    >>> import npgrad as torch
+    >>> torch.ones(1, dtype=torch.float64).new_zeros(2, 2).dtype
     torch.float64
     """
-    shape, dt = _like(input, dtype, "rand_like")
-    _check_random_dtype("rand_like", dt)
-    return _finish(_uniform(shape, dt), requires_grad)
+    return _new_filled(self, "new_zeros", np.zeros, size, dtype, requires_grad)
 
 
-def randn_like(input: Tensor, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """``randn`` with the shape (and, unless given, the dtype) of ``input``.
+def new_ones(
+    self: Tensor, *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """``ones`` of the given shape, of self's dtype unless ``dtype``.
 
     >>> import npgrad as torch
-    >>> torch.randn_like(torch.zeros(4)).shape
-    torch.Size([4])
+    >>> torch.zeros(1, dtype=torch.int64).new_ones(3)
+    tensor([1, 1, 1])
     """
-    shape, dt = _like(input, dtype, "randn_like")
-    _check_random_dtype("randn_like", dt)
-    return _finish(_generator.standard_normal(shape).astype(dt), requires_grad)
+    return _new_filled(self, "new_ones", np.ones, size, dtype, requires_grad)
+
+
+def new_empty(
+    self: Tensor, *size: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """``empty`` of the given shape, of self's dtype unless ``dtype``.
+
+    >>> import npgrad as torch
+    >>> torch.zeros(1).new_empty(2, 3).shape
+    torch.Size([2, 3])
+    """
+    return _new_filled(self, "new_empty", np.empty, size, dtype, requires_grad)
+
+
+def new_full(
+    self: Tensor,
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    dtype: dtype | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``full`` of shape ``size``, of self's dtype unless ``dtype``.
+
+    >>> import npgrad as torch
+    >>> torch.zeros(1, dtype=torch.int64).new_full((2,), 3.5)
+    tensor([3, 3])
+    """
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    _check_dtype("new_full", dtype)
+    return _full("new_full", _size_sequence("new_full", size), fill_value, dtype or self.dtype, requires_grad)
+
+
+def new_tensor(
+    self: Tensor, data: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    """A copy of ``data`` as a new tensor (``tensor(data)``) of self's dtype
+    unless ``dtype``.
+
+    >>> import npgrad as torch
+    >>> torch.zeros(1, dtype=torch.float64).new_tensor([1, 2])
+    tensor([1., 2.], dtype=torch.float64)
+    """
+    if isinstance(data, Tensor):
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    _check_dtype("new_tensor", dtype)
+    return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """self cast to ``other``'s dtype (self itself when they match).
+
+    >>> import npgrad as torch
+    >>> torch.ones(2).type_as(torch.zeros(1, dtype=torch.int64))
+    tensor([1, 1])
+    """
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return self.to(other.dtype)
 
 
 def is_tensor(obj: object) -> bool:

@@ -1,4 +1,5 @@
-"""``device``: npgrad's only device is the CPU; torch's parsing and errors for the others."""
+"""``device``: npgrad's only device is the CPU; torch's parsing and errors for
+the others; and ``is_autocast_enabled`` (npgrad has no autocast)."""
 
 from __future__ import annotations
 
@@ -84,3 +85,21 @@ class device:
 
 
 _cpu = device("cpu")
+
+
+def is_autocast_enabled(device_type: str | None = None) -> bool:
+    """Whether autocast is on for ``device_type`` (default ``'cuda'``): never
+    in npgrad, which has no autocast; torch's errors for a bad device type.
+
+    >>> import npgrad as torch
+    >>> torch.is_autocast_enabled(), torch.is_autocast_enabled("cpu")
+    (False, False)
+    """
+    if device_type is not None:
+        if not isinstance(device_type, str):
+            raise TypeError(
+                "is_autocast_enabled(): argument 'device_type' (position 1) must be str, not "
+                f"{type(device_type).__name__}"
+            )
+        _parse_device_type(device_type)
+    return False

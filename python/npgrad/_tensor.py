@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from . import _creation, _sampling
 from ._C import Tensor
 from ._creation import _as_int
 from ._device import _cpu
@@ -153,3 +154,11 @@ Tensor.__iter__ = _iter  # type: ignore[method-assign]
 Tensor.__array_priority__ = 1000
 Tensor.__module__ = "npgrad"
 Tensor.__format__ = _format  # type: ignore[method-assign]
+
+# The factories and random fills that are Tensor methods.
+for _module, _names in (
+    (_creation, ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "type_as")),
+    (_sampling, ("normal_", "uniform_", "bernoulli_", "exponential_", "random_")),
+):
+    for _name in _names:
+        setattr(Tensor, _name, getattr(_module, _name))

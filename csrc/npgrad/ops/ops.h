@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -211,6 +212,29 @@ void check_fill_value(double value, ScalarType dtype, int64_t numel);
 /// fill_ with a 0-dim tensor (FillBackward3: the value gets grad.sum()).
 void fill_(const Tensor& self, const Tensor& value);
 void copy_(const Tensor& self, const Tensor& src);
+/// The random fills (normal_, uniform_, ...): writes `values` (drawn by the
+/// caller, of self's shape) into self under torch's zero-gradient node
+/// `node_name`; `p` (undefined for most) is bernoulli_'s probability tensor.
+void random_fill_(
+    const Tensor& self,
+    const Tensor& values,
+    const std::string& node_name,
+    const Tensor& p);
+/// A random op's result (drawn by the caller) recorded under torch's
+/// zero-gradient node `node_name` when an input requires grad; the node
+/// shows input i's sizes as `size_attributes[i]`.
+Tensor record_random(
+    const Tensor& result,
+    const std::string& node_name,
+    const std::vector<Tensor>& inputs,
+    const std::vector<std::string>& size_attributes);
+/// A result of an op whose derivative torch does not implement, recorded
+/// under torch's NotImplemented node (`forward_name`: "aten::bernoulli")
+/// when an input requires grad.
+Tensor record_not_implemented(
+    const Tensor& result,
+    const std::string& forward_name,
+    const std::vector<Tensor>& inputs);
 void clamp_(
     const Tensor& self, std::optional<double> min, std::optional<double> max);
 /// masked_fill in place: the mask broadcasts to self's shape.

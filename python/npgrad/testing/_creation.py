@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from .. import _C, _creation
+from .. import _C, _creation, _generator
 from .._device import device as _device
 
 
-def _generator() -> np.random.Generator:
-    # Read on every call: manual_seed rebinds npgrad's generator.
-    return _creation._generator
+def _numpy_generator() -> np.random.Generator:
+    # Read on every call: manual_seed and set_rng_state replace it.
+    return _generator.default_generator._np
 
 
 def make_tensor(
@@ -111,7 +111,7 @@ def make_tensor(
 
     noncontiguous = noncontiguous and math.prod(shape) > 1
     draw_shape = (*shape[:-1], 2 * shape[-1]) if noncontiguous else shape
-    gen = _generator()
+    gen = _numpy_generator()
     if integral:
         values = gen.integers(math.ceil(low), math.ceil(high), draw_shape, dtype=np.int64, endpoint=False)
         values = values.astype(np_dtype)

@@ -1,5 +1,6 @@
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/cycle_collector.h"
+#include "npgrad/util/error.h"
 
 namespace npgrad::autograd {
 
@@ -12,6 +13,10 @@ variable_list FormulaNode::apply(variable_list&& grads) {
     }
   }
   return out;
+}
+
+variable_list NotImplemented::apply(variable_list&&) {
+  throw Error(msg_);
 }
 
 }  // namespace npgrad::autograd

@@ -31,6 +31,21 @@ class Identity final : public Node {
   std::string name() const override { return "torch::autograd::Identity"; }
 };
 
+/// torch's NotImplemented: the node of an op whose derivative torch does not
+/// implement (bernoulli(input, p)); a backward through it raises.
+class NotImplemented final : public Node {
+ public:
+  explicit NotImplemented(const std::string& forward_name)
+      : msg_("derivative for " + forward_name + " is not implemented") {}
+  variable_list apply(variable_list&&) override;
+  std::string name() const override {
+    return "torch::autograd::NotImplemented";
+  }
+
+ private:
+  std::string msg_;
+};
+
 /// A node whose results are all undefined when no incoming gradient is
 /// defined (torch's generated nodes' `any_grad_defined`).
 class FormulaNode : public Node {

@@ -1,5 +1,6 @@
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/cycle_collector.h"
+#include "npgrad/util/error.h"
 
 #include "npgrad/ops/ops.h"
 
@@ -66,13 +67,24 @@ void CopyBackwards::compute(const variable_list& g, variable_list& out) {
   }
 }
 
-template <bool kIsZero>
-void FillBackward<kIsZero>::compute(
-    const variable_list& g, variable_list& out) {
-  out[0] = zeros_like(g[0]);
+void ZeroGradientNode::compute(const variable_list& g, variable_list& out) {
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (task_should_compute_output(i)) {
+      out[i] = zeros_like(g[0]);
+    }
+  }
 }
-template struct FillBackward<true>;
-template struct FillBackward<false>;
+
+std::shared_ptr<ZeroGradientNode> make_zero_gradient_node(
+    const std::string& name) {
+#define NPGRAD_MAKE_ZERO_GRADIENT_NODE(N) \
+  if (name == #N) {                       \
+    return make_node<N>();                \
+  }
+  NPGRAD_FORALL_ZERO_GRADIENT_NODES(NPGRAD_MAKE_ZERO_GRADIENT_NODE)
+#undef NPGRAD_MAKE_ZERO_GRADIENT_NODE
+  throw Error("no zero-gradient node named " + name);
+}
 
 }  // namespace npgrad::autograd
 

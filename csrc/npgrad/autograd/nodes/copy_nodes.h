@@ -66,17 +66,50 @@ struct CopyBackwards final : FormulaNode {
   void compute(const variable_list& g, variable_list& out) override;
 };
 
-/// zero_() (ZeroBackward0) and fill_(number) (FillBackward2): no gradient
-/// flows to the overwritten values.
-template <bool kIsZero>
-struct FillBackward final : FormulaNode {
-  std::string name() const override {
-    return kIsZero ? "ZeroBackward0" : "FillBackward2";
-  }
+/// The nodes of ops whose inputs get no gradient (torch's `self:
+/// zeros_like(grad)`): the in-place fills and the random draws. Each input's
+/// gradient is zeros (validate_outputs reduces them to its shape); `sizes`
+/// are the `_saved_*_sym_sizes` torch's node shows (normal's mean and std).
+struct ZeroGradientNode : FormulaNode {
   void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    for (const auto& [attribute, shape] : sizes) {
+      v.int_list(attribute.c_str(), shape);
+    }
+  }
+  std::vector<std::pair<std::string, Shape>> sizes;
 };
-using ZeroBackward0 = FillBackward<true>;
-using FillBackward2 = FillBackward<false>;
+
+// Every zero-gradient node, by torch's name: zero_, fill_(number), and the
+// random ops (normal_, normal(mean), normal(std), normal(mean, std),
+// uniform_, bernoulli(p), bernoulli_(p tensor), bernoulli_(number),
+// exponential_, random_(from, to), random_(to), random_()).
+#define NPGRAD_FORALL_ZERO_GRADIENT_NODES(_) \
+  _(ZeroBackward0)                           \
+  _(FillBackward2)                           \
+  _(NormalBackward0)                         \
+  _(NormalBackward1)                         \
+  _(NormalBackward2)                         \
+  _(NormalBackward3)                         \
+  _(UniformBackward0)                        \
+  _(BernoulliBackward0)                      \
+  _(BernoulliBackward1)                      \
+  _(BernoulliBackward2)                      \
+  _(ExponentialBackward0)                    \
+  _(RandomBackward0)                         \
+  _(RandomBackward1)                         \
+  _(RandomBackward2)
+
+#define NPGRAD_DEFINE_ZERO_GRADIENT_NODE(N) \
+  struct N final : ZeroGradientNode {       \
+    NPGRAD_NODE_NAME(N)                     \
+  };
+NPGRAD_FORALL_ZERO_GRADIENT_NODES(NPGRAD_DEFINE_ZERO_GRADIENT_NODE)
+#undef NPGRAD_DEFINE_ZERO_GRADIENT_NODE
+
+/// A new zero-gradient node of torch's name `name` (an error for another).
+std::shared_ptr<ZeroGradientNode> make_zero_gradient_node(
+    const std::string& name);
 
 }  // namespace npgrad::autograd
 
