@@ -8,7 +8,6 @@ import pytest
 
 import op_specs
 from oracle import (
-    AGAINST_TORCH,
     assert_close,
     dtype_name,
     from_np,
@@ -140,22 +139,10 @@ def test_saved_values_match_torch(op, mask):
         assert same_value(g, e), (name, g, e)
 
 
-# torch shows a saved negative dim or index as an unsigned 64-bit integer (-1 as
-# 2**64 - 1); npgrad saves it normalized (sum(-1) saves dim 2).
-NEGATIVE_INT_SAVED = {"sum_negative_dim", "getitem_negative_int"}
-
-
 @pytest.mark.usefixtures("torch_ref")
 @pytest.mark.parametrize(
     ("op", "mask"),
-    [
-        pytest.param(
-            *p.values, id=p.id, marks=pytest.mark.xfail(not AGAINST_TORCH, strict=True, reason="negative int saved")
-        )
-        if p.values[0].id in NEGATIVE_INT_SAVED
-        else p
-        for p in OPS_AND_MASKS
-    ],
+    OPS_AND_MASKS,
 )
 def test_every_saved_attribute_matches_torch(op, mask):
     """All ``_saved_*`` attributes, not only the ones listed in the op's row: names

@@ -78,7 +78,7 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   }
   void integer(const char* name, int64_t v) override {
     if (hit(name)) {
-      result = py::int_(v);
+      result = saved_int(v);
     }
   }
   void real(const char* name, double v) override {
@@ -96,7 +96,11 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   }
   void int_list(const char* name, const Shape& v) override {
     if (hit(name)) {
-      result = py::tuple(py::cast(v));
+      py::tuple t(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        t[i] = saved_int(v[i]);
+      }
+      result = t;
     }
   }
   void none(const char* name) override {
@@ -106,6 +110,13 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   }
   bool found = false;
   py::object result;
+
+  // torch shows a saved int64 as unsigned: a dim of -1 saved as given reads
+  // 18446744073709551615.
+  static py::int_ saved_int(int64_t v) {
+    return py::reinterpret_steal<py::int_>(
+        PyLong_FromUnsignedLongLong(static_cast<unsigned long long>(v)));
+  }
   std::vector<std::string> names;
   std::vector<std::string> tensor_names;  // also listed as _raw_saved_*
 
@@ -312,6 +323,15 @@ void bind_nodes(py::module_& m) {
   bind_node<MaxBackward0>(fm, "MaxBackward0");
   bind_node<MinBackward0>(fm, "MinBackward0");
   bind_node<SoftmaxBackward0>(fm, "SoftmaxBackward0");
+  bind_node<AmaxBackward0>(fm, "AmaxBackward0");
+  bind_node<AminBackward0>(fm, "AminBackward0");
+  bind_node<VarBackward0>(fm, "VarBackward0");
+  bind_node<StdBackward0>(fm, "StdBackward0");
+  bind_node<VarMeanBackward0>(fm, "VarMeanBackward0");
+  bind_node<StdMeanBackward0>(fm, "StdMeanBackward0");
+  bind_node<LogsumexpBackward0>(fm, "LogsumexpBackward0");
+  bind_node<ProdBackward0>(fm, "ProdBackward0");
+  bind_node<ProdBackward1>(fm, "ProdBackward1");
   bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");
   bind_node<ViewBackward0>(fm, "ViewBackward0");
   bind_node<UnsafeViewBackward0>(fm, "UnsafeViewBackward0");

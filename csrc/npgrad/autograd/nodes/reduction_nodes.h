@@ -1,5 +1,10 @@
 #pragma once
 // Backward nodes of reductions, softmax and log_softmax.
+//
+// Nodes save dims as the caller gave them (negative ones too), as torch does;
+// the formulas wrap them.
+
+#include <optional>
 
 #include "npgrad/autograd/nodes/basic_nodes.h"
 
@@ -89,6 +94,107 @@ struct MaxMinBackward0 final : FormulaNode {
 };
 using MaxBackward0 = MaxMinBackward0<true>;
 using MinBackward0 = MaxMinBackward0<false>;
+
+/// amax/amin: the gradient is split evenly among the elements equal to the
+/// result along the reduced dims.
+template <bool kIsMax>
+struct AmaxAminBackward0 final : FormulaNode {
+  std::string name() const override {
+    return kIsMax ? "AmaxBackward0" : "AminBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_dim", dims);
+    v.boolean("_saved_keepdim", keepdim);
+    v.tensor("_saved_result", result_);
+    v.tensor("_saved_self", self_);
+  }
+  Shape dims;  // all dims when empty
+  bool keepdim = false;
+  SavedVariable self_, result_;
+};
+using AmaxBackward0 = AmaxAminBackward0<true>;
+using AminBackward0 = AmaxAminBackward0<false>;
+
+/// var, std, var_mean and std_mean: kStd for the std (torch saves it as
+/// `result`, or `result0` of the pair), kMean for the pair's second output, the
+/// mean. `dim` and `correction` are None when not given (all dims; 1).
+template <bool kStd, bool kMean>
+struct VarStdBackward final : FormulaNode {
+  std::string name() const override {
+    if (kMean) {
+      return kStd ? "StdMeanBackward0" : "VarMeanBackward0";
+    }
+    return kStd ? "StdBackward0" : "VarBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    if (correction) {
+      v.real("_saved_correction", *correction);
+    } else {
+      v.none("_saved_correction");
+    }
+    if (dims) {
+      v.int_list("_saved_dim", *dims);
+    } else {
+      v.none("_saved_dim");
+    }
+    v.boolean("_saved_keepdim", keepdim);
+    if (kStd) {
+      v.tensor(kMean ? "_saved_result0" : "_saved_result", result_);
+    }
+    v.tensor("_saved_self", self_);
+  }
+  std::optional<Shape> dims;
+  std::optional<double> correction;
+  bool keepdim = false;
+  SavedVariable self_;
+  SavedVariable result_;  // the std (kStd only)
+};
+using VarBackward0 = VarStdBackward<false, false>;
+using StdBackward0 = VarStdBackward<true, false>;
+using VarMeanBackward0 = VarStdBackward<false, true>;
+using StdMeanBackward0 = VarStdBackward<true, true>;
+
+struct LogsumexpBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(LogsumexpBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_dim", dims);
+    v.boolean("_saved_keepdim", keepdim);
+    v.tensor("_saved_result", result_);
+    v.tensor("_saved_self", self_);
+  }
+  Shape dims;
+  bool keepdim = false;
+  SavedVariable self_, result_;
+};
+
+/// prod of all elements.
+struct ProdBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(ProdBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_result", result_);
+    v.tensor("_saved_self", self_);
+  }
+  SavedVariable self_, result_;
+};
+
+/// prod along one dim.
+struct ProdBackward1 final : FormulaNode {
+  NPGRAD_NODE_NAME(ProdBackward1)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.boolean("_saved_keepdim", keepdim);
+    v.tensor("_saved_result", result_);
+    v.tensor("_saved_self", self_);
+  }
+  int64_t dim = 0;
+  bool keepdim = false;
+  SavedVariable self_, result_;
+};
 
 struct SoftmaxBackward0Base : FormulaNode {
   void visit_saved(SavedAttributeVisitor& v) override {
