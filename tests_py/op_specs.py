@@ -269,5 +269,32 @@ MASKING = [
     Op("clip_inplace", lambda lib, a: a.clone().clip_(max=0.3), (R(2, 3),), "ClampBackward1", ("_saved_self", "_saved_min", "_saved_max")),
 ]
 
-ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING
+_AMAX_SAVED = ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_result")
+_VAR_SAVED = ("_saved_dim", "_saved_correction", "_saved_keepdim", "_saved_self")
+
+# Reductions over dims with torch's keepdim / correction arguments.
+DIM_REDUCTIONS = [
+    Op("amax", lambda lib, a: a.amax(), (R(2, 3),), "AmaxBackward0", _AMAX_SAVED),
+    Op("amax_function_dim", lambda lib, a: lib.amax(a, 1), (R(2, 3),), "AmaxBackward0", _AMAX_SAVED),
+    Op("amax_dims_keepdim", lambda lib, a: a.amax((0, -1), keepdim=True), (R(2, 3, 2),), "AmaxBackward0", _AMAX_SAVED),
+    Op("amin", lambda lib, a: a.amin(dim=0), (R(2, 3),), "AminBackward0", _AMAX_SAVED),
+    Op("amin_function_negative_dim", lambda lib, a: lib.amin(a, -1), (R(2, 3),), "AminBackward0", _AMAX_SAVED),
+    Op("var", lambda lib, a: a.var(), (R(2, 3),), "VarBackward0", _VAR_SAVED),
+    Op("var_function_dim", lambda lib, a: lib.var(a, 1), (R(2, 3),), "VarBackward0", _VAR_SAVED),
+    Op("var_correction_keepdim", lambda lib, a: a.var(0, correction=0, keepdim=True), (R(3, 2),), "VarBackward0", _VAR_SAVED),
+    Op("var_unbiased_false", lambda lib, a: a.var((0, 1), unbiased=False), (R(2, 3),), "VarBackward0", _VAR_SAVED),
+    Op("std", lambda lib, a: a.std(), (R(2, 3),), "StdBackward0", (*_VAR_SAVED, "_saved_result")),
+    Op("std_function_dim_correction", lambda lib, a: lib.std(a, dim=-1, correction=2), (R(2, 4),), "StdBackward0", (*_VAR_SAVED, "_saved_result")),
+    Op("var_mean_var", lambda lib, a: lib.var_mean(a, 1)[0], (R(2, 3),), "VarMeanBackward0", _VAR_SAVED),
+    Op("var_mean_mean", lambda lib, a: lib.var_mean(a, (0,), keepdim=True)[1], (R(2, 3),), "VarMeanBackward0", _VAR_SAVED),
+    Op("std_mean_std", lambda lib, a: lib.std_mean(a)[0], (R(2, 3),), "StdMeanBackward0", (*_VAR_SAVED, "_saved_result0")),
+    Op("std_mean_mean", lambda lib, a: lib.std_mean(a, 0, unbiased=False)[1], (R(2, 3),), "StdMeanBackward0", (*_VAR_SAVED, "_saved_result0")),
+    Op("logsumexp", lambda lib, a: a.logsumexp(1), (R(2, 3),), "LogsumexpBackward0", ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_result")),
+    Op("logsumexp_function_dims_keepdim", lambda lib, a: lib.logsumexp(a, (0, -1), keepdim=True), (R(2, 3, 2),), "LogsumexpBackward0", ("_saved_dim", "_saved_keepdim", "_saved_result")),
+    Op("prod", lambda lib, a: a.prod(), (R(2, 3),), "ProdBackward0", ("_saved_self", "_saved_result")),
+    Op("prod_function_dim", lambda lib, a: lib.prod(a, 1), (R(2, 3),), "ProdBackward1", ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_result")),
+    Op("prod_negative_dim_keepdim", lambda lib, a: a.prod(-2, keepdim=True), (R(3, 2),), "ProdBackward1", ("_saved_dim", "_saved_keepdim", "_saved_result")),
+]
+
+ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS
 # fmt: on

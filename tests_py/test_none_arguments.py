@@ -58,6 +58,29 @@ CALLS: list[tuple[str, Callable[[Any], Any], str]] = (
     ]
     + [
         (
+            f"{name}(None)",
+            (lambda n: lambda ng: getattr(ng, n)(None))(name),
+            f"{name}(): argument 'input' (position 1) must be Tensor, not NoneType",
+        )
+        for name in ["amax", "amin", "argmax", "argmin", "prod"]
+    ]
+    + [
+        (
+            f"{name}(None)",
+            (lambda n: lambda ng: getattr(ng, n)(None))(name),
+            f"{name}() received an invalid combination of arguments - got (NoneType), but expected one of:",
+        )
+        for name in ["any", "all", "var", "std", "var_mean", "std_mean"]
+    ]
+    + [
+        (
+            "logsumexp(None, 0)",
+            lambda ng: ng.logsumexp(None, 0),
+            "logsumexp(): argument 'input' (position 1) must be Tensor, not NoneType",
+        )
+    ]
+    + [
+        (
             "permute(None, (0, 1))",
             lambda ng: ng.permute(None, (0, 1)),
             "permute(): argument 'input' (position 1) must be Tensor, not NoneType",

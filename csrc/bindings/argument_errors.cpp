@@ -125,6 +125,9 @@ TypeCheck check_value(const std::string& type, py::handle value) {
       type == "typing.SupportsInt") {
     return {"int", is_int_value(value)};
   }
+  if (type == "typing.SupportsInt | typing.SupportsIndex | None") {
+    return {"int", value.is_none() || is_int_value(value)};  // torch's int?
+  }
   if (type == "typing.SupportsFloat | typing.SupportsIndex" ||
       type == "float" || type == "typing.SupportsFloat") {
     return {"float", py::detail::make_caster<double>().load(value, true)};

@@ -118,6 +118,7 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   }
   bool found = false;
   py::object result;
+
   std::vector<std::string> names;
   std::vector<std::string> tensor_names;  // also listed as _raw_saved_*
 
@@ -328,6 +329,15 @@ void bind_nodes(py::module_& m) {
   bind_node<MaxBackward0>(fm, "MaxBackward0");
   bind_node<MinBackward0>(fm, "MinBackward0");
   bind_node<SoftmaxBackward0>(fm, "SoftmaxBackward0");
+  bind_node<AmaxBackward0>(fm, "AmaxBackward0");
+  bind_node<AminBackward0>(fm, "AminBackward0");
+  bind_node<VarBackward0>(fm, "VarBackward0");
+  bind_node<StdBackward0>(fm, "StdBackward0");
+  bind_node<VarMeanBackward0>(fm, "VarMeanBackward0");
+  bind_node<StdMeanBackward0>(fm, "StdMeanBackward0");
+  bind_node<LogsumexpBackward0>(fm, "LogsumexpBackward0");
+  bind_node<ProdBackward0>(fm, "ProdBackward0");
+  bind_node<ProdBackward1>(fm, "ProdBackward1");
   bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");
   bind_node<ViewBackward0>(fm, "ViewBackward0");
   bind_node<UnsafeViewBackward0>(fm, "UnsafeViewBackward0");

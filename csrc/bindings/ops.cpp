@@ -230,6 +230,194 @@ py::object mean_impl(const Tensor& self, py::handle dim, bool keepdim) {
   return py::cast(ops::mean(self, dims_from(dim, "mean"), keepdim));
 }
 
+// dim=None or () of amax, amin, logsumexp: an empty list.
+std::vector<int64_t> dims_or_empty(py::handle dim, const char* fn) {
+  return dim.is_none() ? std::vector<int64_t>{} : dims_from(dim, fn);
+}
+
+std::optional<std::vector<int64_t>> optional_dims(
+    py::handle dim, const char* fn) {
+  if (dim.is_none()) {
+    return std::nullopt;
+  }
+  return dims_from(dim, fn);
+}
+
+// var(input, dim, unbiased, keepdim, *, correction) and its relatives; the
+// arguments torch's overloads accept, saved as torch saves them.
+ops::VarArgs var_args(
+    const char* fn,
+    py::handle dim,
+    py::handle unbiased,
+    bool keepdim,
+    py::handle correction) {
+  ops::VarArgs args;
+  if (PyBool_Check(dim.ptr())) {
+    // var(True): torch's overload (bool unbiased = True).
+    NPGRAD_CHECK_TYPE(
+        unbiased.is_none(),
+        fn,
+        "(): argument 'dim' must be tuple of ints, not bool");
+    unbiased = dim;
+    dim = py::none();
+  }
+  args.dims = optional_dims(dim, fn);
+  args.keepdim = keepdim;
+  if (!unbiased.is_none() && !correction.is_none()) {
+    throw TypeError(
+        detail::str_cat(
+            fn,
+            "(): the arguments 'unbiased' and 'correction' cannot be given "
+            "together"));
+  }
+  if (!correction.is_none()) {
+    args.correction = correction.cast<double>();
+  } else if (!unbiased.is_none()) {
+    args.correction = unbiased.cast<bool>() ? 1 : 0;
+  } else if (args.dims) {
+    args.correction = 1;
+  }
+  return args;
+}
+
+// torch's warning when the divisor N - correction of var is not positive
+// (the result is inf or nan); called after the op checked the dims.
+void warn_if_no_dof(const char* fn, const Tensor& a, const ops::VarArgs& args) {
+  double n = ops::reduced_numel(a.sizes(), args.dims.value_or(Shape{}));
+  if (n - args.correction.value_or(1) > 0) {
+    return;
+  }
+  std::string msg = detail::str_cat(
+      fn,
+      "(): degrees of freedom is <= 0. Correction should be strictly less "
+      "than the reduction factor (input numel divided by output numel).");
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) {
+    throw py::error_already_set();  // warnings turned into errors
+  }
+}
+
+// The reductions with one signature for the function (input first) and the
+// method: bound to both from one definition.
+template <typename Fn, typename... Extra>
+void def_function_and_method(
+    py::module_& m,
+    py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls,
+    const char* name,
+    Fn fn,
+    const Extra&... extra) {
+  m.def(name, fn, "input"_a, extra...);
+  cls.def(name, fn, extra...);
+}
+
+void bind_reductions(
+    py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
+  for (bool is_max : {true, false}) {
+    const char* amax = is_max ? "amax" : "amin";
+    def_function_and_method(
+        m,
+        cls,
+        amax,
+        [is_max, amax](const Tensor& a, py::handle dim, bool keepdim) {
+          return ops::amax(a, dims_or_empty(dim, amax), keepdim, is_max);
+        },
+        "dim"_a = py::tuple(),
+        "keepdim"_a = false);
+    def_function_and_method(
+        m,
+        cls,
+        is_max ? "argmax" : "argmin",
+        [is_max](const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+          return ops::argmax(a, dim, keepdim, is_max);
+        },
+        "dim"_a = py::none(),
+        "keepdim"_a = false);
+  }
+  for (bool is_any : {true, false}) {
+    const char* any = is_any ? "any" : "all";
+    def_function_and_method(
+        m,
+        cls,
+        any,
+        [is_any, any](const Tensor& a, py::handle dim, bool keepdim) {
+          return ops::any(a, optional_dims(dim, any), keepdim, is_any);
+        },
+        "dim"_a = py::none(),
+        "keepdim"_a = false);
+  }
+  for (bool take_sqrt : {false, true}) {
+    // var(input, dim=None, unbiased=None, keepdim=False, *, correction=None)
+    auto var_op = [take_sqrt](const char* fn, auto op) {
+      return [take_sqrt, fn, op](
+                 const Tensor& a,
+                 py::handle dim,
+                 py::handle unbiased,
+                 bool keepdim,
+                 py::handle correction) {
+        ops::VarArgs args = var_args(fn, dim, unbiased, keepdim, correction);
+        auto out = op(a, args, take_sqrt);
+        warn_if_no_dof(fn, a, args);
+        return out;
+      };
+    };
+    auto dim = "dim"_a = py::none();
+    auto unbiased = "unbiased"_a = py::none();
+    auto keepdim = "keepdim"_a = false;
+    auto correction = "correction"_a = py::none();
+    def_function_and_method(
+        m,
+        cls,
+        take_sqrt ? "std" : "var",
+        var_op(take_sqrt ? "std" : "var", &ops::var),
+        dim,
+        unbiased,
+        keepdim,
+        py::kw_only(),
+        correction);
+    m.def(
+        take_sqrt ? "std_mean" : "var_mean",
+        var_op(take_sqrt ? "std_mean" : "var_mean", &ops::var_mean),
+        "input"_a,
+        dim,
+        unbiased,
+        keepdim,
+        py::kw_only(),
+        correction);
+  }
+  def_function_and_method(
+      m,
+      cls,
+      "logsumexp",
+      [](const Tensor& a, py::handle dim, bool keepdim) {
+        return ops::logsumexp(a, dims_from(dim, "logsumexp"), keepdim);
+      },
+      "dim"_a,
+      "keepdim"_a = false);
+  def_function_and_method(
+      m,
+      cls,
+      "prod",
+      [](const Tensor& a,
+         std::optional<int64_t> dim,
+         bool keepdim,
+         py::handle dtype) {
+        if (!dim) {
+          return ops::prod(a, optional_dtype(dtype));
+        }
+        return ops::prod(a, *dim, keepdim, optional_dtype(dtype));
+      },
+      "dim"_a = py::none(),
+      "keepdim"_a = false,
+      py::kw_only(),
+      "dtype"_a = py::none());
+  // Several torch overloads: any(input, dim | dims), var(input, dim |
+  // unbiased), ... from one argument on; prod(input, dim) from two.
+  for (const char* name :
+       {"any", "all", "var", "std", "var_mean", "std_mean"}) {
+    mark_torch_overloaded(m.attr(name), 1);
+  }
+  mark_torch_overloaded(m.attr("prod"), 2);
+}
+
 Tensor squeeze_impl(const Tensor& self, py::handle dim) {
   if (dim.is_none()) {
     return ops::squeeze(self);
@@ -1013,6 +1201,7 @@ void bind_ops(py::module_& m) {
       },
       "tensors"_a,
       "dim"_a = 0);
+  bind_reductions(m, cls);
   // sum(input, dim), max(input, dim | other), ...: several torch overloads.
   for (const char* name : {"sum", "mean", "max", "min", "squeeze"}) {
     mark_torch_overloaded(m.attr(name), 2);

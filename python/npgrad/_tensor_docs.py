@@ -621,6 +621,106 @@ tensor([[3.],
 )
 
 add_docstr_all(
+    "amax",
+    """The largest element over ``dim`` (an int or a tuple of ints; all dims by default).
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]).amax()
+tensor(5.)
+""",
+)
+
+add_docstr_all(
+    "amin",
+    """The smallest element over ``dim`` (an int or a tuple of ints; all dims by default).
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]).amin(0)
+tensor([1., 4., 2.])
+""",
+)
+
+add_docstr_all(
+    "argmax",
+    """The index of the largest element along ``dim`` (of the flattened tensor by default).
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]).argmax(dim=1)
+tensor([1, 1])
+""",
+)
+
+add_docstr_all(
+    "argmin",
+    """The index of the smallest element along ``dim`` (of the flattened tensor by default).
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]).argmin()
+tensor(0)
+""",
+)
+
+add_docstr_all(
+    "any",
+    """Whether any element is non-zero (over ``dim`` if given): a bool tensor.
+
+>>> import npgrad as torch
+>>> torch.tensor([[0.0, 1.0], [0.0, 0.0]]).any()
+tensor(True)
+""",
+)
+
+add_docstr_all(
+    "all",
+    """Whether every element is non-zero (over ``dim`` if given): a bool tensor.
+
+>>> import npgrad as torch
+>>> torch.tensor([[True, False], [True, True]]).all(dim=1)
+tensor([False,  True])
+""",
+)
+
+add_docstr_all(
+    "var",
+    """The variance over ``dim``, divided by ``N - correction`` (1 by default).
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var(correction=0)
+tensor(1.2500)
+""",
+)
+
+add_docstr_all(
+    "std",
+    """The standard deviation over ``dim``, with ``var``'s arguments.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0, 4.0]).std(unbiased=False)
+tensor(1.1180)
+""",
+)
+
+add_docstr_all(
+    "logsumexp",
+    """``log(exp(self).sum(dim))``, computed stably.
+
+>>> import npgrad as torch
+>>> torch.tensor([[0.0, 1.0], [2.0, 3.0]]).logsumexp(1)
+tensor([1.3133, 3.3133])
+""",
+)
+
+add_docstr_all(
+    "prod",
+    """The product of all elements, or along ``dim``; integer tensors give int64.
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(dim=1)
+tensor([ 2., 12.])
+""",
+)
+
+add_docstr_all(
     "mean",
     """The mean of all elements, or over ``dim``.
 

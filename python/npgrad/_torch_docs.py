@@ -254,6 +254,132 @@ tensor(1.)
 )
 
 add_docstr(
+    _C.amax,
+    """The largest element over ``dim`` (an int or a tuple of ints; all dims by default).
+The gradient is split evenly among the elements equal to the maximum.
+
+>>> import npgrad as torch
+>>> torch.amax(torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]), dim=1)
+tensor([5., 4.])
+""",
+)
+
+add_docstr(
+    _C.amin,
+    """The smallest element over ``dim`` (an int or a tuple of ints; all dims by default).
+The gradient is split evenly among the elements equal to the minimum.
+
+>>> import npgrad as torch
+>>> torch.amin(torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]), dim=(0, 1), keepdim=True)
+tensor([[1.]])
+""",
+)
+
+add_docstr(
+    _C.argmax,
+    """The index (int64) of the largest element along ``dim``, or into the flattened input
+when ``dim`` is ``None``. Not differentiable.
+
+>>> import npgrad as torch
+>>> torch.argmax(torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]))
+tensor(1)
+""",
+)
+
+add_docstr(
+    _C.argmin,
+    """The index (int64) of the smallest element along ``dim``, or into the flattened input
+when ``dim`` is ``None``. Not differentiable.
+
+>>> import npgrad as torch
+>>> torch.argmin(torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]), dim=0, keepdim=True)
+tensor([[0, 1, 1]])
+""",
+)
+
+add_docstr(
+    _C.any,
+    """Whether any element is non-zero, over all elements or over ``dim``: a bool tensor.
+
+>>> import npgrad as torch
+>>> torch.any(torch.tensor([[0.0, 1.0], [0.0, 0.0]]), dim=1)
+tensor([ True, False])
+""",
+)
+
+add_docstr(
+    _C.all,
+    """Whether every element is non-zero, over all elements or over ``dim``: a bool tensor.
+
+>>> import npgrad as torch
+>>> torch.all(torch.tensor([1, 2, 0]))
+tensor(False)
+""",
+)
+
+add_docstr(
+    _C.var,
+    """The variance over ``dim`` (all dims by default), divided by ``N - correction``
+(``correction=1`` by default; ``unbiased=False`` means ``correction=0``).
+
+>>> import npgrad as torch
+>>> torch.var(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+tensor(1.6667)
+""",
+)
+
+add_docstr(
+    _C.std,
+    """The standard deviation: the square root of ``var`` with the same arguments.
+
+>>> import npgrad as torch
+>>> torch.std(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+tensor(1.2910)
+""",
+)
+
+add_docstr(
+    _C.var_mean,
+    """The tuple ``(var, mean)`` over ``dim``, with ``var``'s arguments.
+
+>>> import npgrad as torch
+>>> torch.var_mean(torch.tensor([1.0, 2.0, 3.0, 4.0]))
+(tensor(1.6667), tensor(2.5000))
+""",
+)
+
+add_docstr(
+    _C.std_mean,
+    """The tuple ``(std, mean)`` over ``dim``, with ``std``'s arguments.
+
+>>> import npgrad as torch
+>>> torch.std_mean(torch.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
+(tensor(1.1180), tensor(2.5000))
+""",
+)
+
+add_docstr(
+    _C.logsumexp,
+    """``log(exp(input).sum(dim))``, computed stably; integer inputs give float32.
+
+>>> import npgrad as torch
+>>> torch.logsumexp(torch.tensor([0.0, 0.0]), dim=0)
+tensor(0.6931)
+""",
+)
+
+add_docstr(
+    _C.prod,
+    """The product of all elements, or along ``dim`` (one int). Integer and bool
+tensors give int64; zeros in the input get their exact gradient.
+
+>>> import npgrad as torch
+>>> torch.prod(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+tensor(24.)
+""",
+)
+
+add_docstr(
     _C.softmax,
     """``exp(input) / exp(input).sum(dim)``, computed stably.
 

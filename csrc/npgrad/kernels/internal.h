@@ -36,6 +36,9 @@ struct NumpyFunctions {
   PyObject* add_reduce;
   PyObject* max_reduce;
   PyObject* min_reduce;
+  PyObject* mul_reduce;
+  PyObject* logical_or_reduce;
+  PyObject* logical_and_reduce;
   PyObject* add_at;
   PyObject* argmax;
   PyObject* argmin;

@@ -128,13 +128,27 @@ Tensor sum(
     const std::vector<int64_t>& dims,
     bool keepdim,
     ScalarType dtype);
+/// Product over dims (all when empty), in dtype.
+Tensor prod(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype);
+/// Logical or (any) / and (all) over dims (all when empty): a bool tensor.
+Tensor any(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    bool is_any);
 /// max/min over dims (all when empty).
 Tensor amax(
     const Tensor& a,
     const std::vector<int64_t>& dims,
     bool keepdim,
     bool is_max);
-Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max);
+/// Indices of the max/min along dim, or into the flattened tensor (nullopt).
+Tensor argmax(
+    const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max);
 Tensor softmax(const Tensor& a, int64_t dim, bool log);
 
 Tensor matmul(const Tensor& a, const Tensor& b);

@@ -96,6 +96,12 @@ void init() {
       np_.binary[static_cast<int>(Binary::Maximum)], "reduce"));
   np_.min_reduce = check(PyObject_GetAttrString(
       np_.binary[static_cast<int>(Binary::Minimum)], "reduce"));
+  np_.mul_reduce = check(PyObject_GetAttrString(
+      np_.binary[static_cast<int>(Binary::Mul)], "reduce"));
+  np_.logical_or_reduce = check(PyObject_GetAttrString(
+      np_.binary[static_cast<int>(Binary::LogicalOr)], "reduce"));
+  np_.logical_and_reduce = check(PyObject_GetAttrString(
+      np_.binary[static_cast<int>(Binary::LogicalAnd)], "reduce"));
   np_.add_at = check(
       PyObject_GetAttrString(np_.binary[static_cast<int>(Binary::Add)], "at"));
   np_.argmax = get("argmax");

@@ -1,5 +1,5 @@
-// Reductions (sum, max/min and their indices, softmax) and matmul: NumPy's
-// reduce methods and BLAS.
+// Reductions (sum, prod, any/all, max/min and their indices, softmax) and
+// matmul: NumPy's reduce methods and BLAS.
 #include "npgrad/kernels/internal.h"
 
 namespace npgrad::kernels {
@@ -19,7 +19,10 @@ PyObject* dtype_obj(ScalarType t) {
 
 }  // namespace
 
-Tensor sum(
+namespace {
+// reduce(a, axis=dims or None, dtype=dtype, keepdims=keepdim) of a NumPy ufunc.
+Tensor reduce_in(
+    PyObject* reduce,
     const Tensor& a,
     const std::vector<int64_t>& dims,
     bool keepdim,
@@ -28,13 +31,44 @@ Tensor sum(
   if (dtype == ScalarType::Float16) {
     // See Note [float16 computes in float32 where torch does].
     Tensor input = a.dtype() == dtype ? a : cast(a, dtype);
-    return cast(sum(input, dims, keepdim, ScalarType::Float32), dtype);
+    return cast(
+        reduce_in(reduce, input, dims, keepdim, ScalarType::Float32), dtype);
   }
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   Ref dt(dtype_obj(dtype));
   PyObject* args[4] = {obj(a), axes.p, dt.p, keepdim ? Py_True : Py_False};
-  return wrap_array(check(PyObject_Vectorcall(
-      np_.add_reduce, args, 1, np_.kw_axis_dtype_keepdims)));
+  return wrap_array(
+      check(PyObject_Vectorcall(reduce, args, 1, np_.kw_axis_dtype_keepdims)));
+}
+}  // namespace
+
+Tensor sum(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype) {
+  return reduce_in(np_.add_reduce, a, dims, keepdim, dtype);
+}
+
+Tensor prod(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype) {
+  return reduce_in(np_.mul_reduce, a, dims, keepdim, dtype);
+}
+
+Tensor any(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    bool is_any) {
+  return reduce_in(
+      is_any ? np_.logical_or_reduce : np_.logical_and_reduce,
+      a,
+      dims,
+      keepdim,
+      ScalarType::Bool);
 }
 
 Tensor amax(
@@ -51,8 +85,9 @@ Tensor amax(
       np_.kw_axis_keepdims)));
 }
 
-Tensor argmax(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
-  Ref axis(PyLong_FromLongLong(dim));
+Tensor argmax(
+    const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  Ref axis(dim ? PyLong_FromLongLong(*dim) : (Py_INCREF(Py_None), Py_None));
   PyObject* args[3] = {obj(a), axis.p, keepdim ? Py_True : Py_False};
   return wrap_array(check(PyObject_Vectorcall(
       is_max ? np_.argmax : np_.argmin, args, 1, np_.kw_axis_keepdims)));

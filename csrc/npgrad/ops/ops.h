@@ -110,6 +110,9 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
 Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);
 
 // ---- Reductions ----
+/// How many elements of a tensor of `sizes` each output element of a
+/// reduction over dims (all when empty; negative ones allowed) reduces.
+double reduced_numel(const Shape& sizes, const std::vector<int64_t>& dims);
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
 Tensor sum(
     const Tensor& a,
@@ -125,6 +128,41 @@ std::pair<Tensor, Tensor> max(
     const Tensor& a, int64_t dim, bool keepdim, bool is_max = true);
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
+/// amax/amin over dims, all when empty (AmaxBackward0 / AminBackward0).
+Tensor amax(
+    const Tensor& a, std::vector<int64_t> dims, bool keepdim, bool is_max);
+/// argmax/argmin along dim, of the flattened tensor when nullopt: int64, no
+/// graph.
+Tensor argmax(
+    const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max);
+/// any/all over dims (all when nullopt; none when empty): bool, no graph.
+Tensor any(
+    const Tensor& a,
+    std::optional<std::vector<int64_t>> dims,
+    bool keepdim,
+    bool is_any);
+/// The arguments of var, std, var_mean and std_mean as torch saves them:
+/// dims nullopt (all) or as given, correction nullopt when neither
+/// `correction` nor `unbiased` nor a dim was given (it then counts as 1).
+struct VarArgs {
+  std::optional<std::vector<int64_t>> dims;
+  std::optional<double> correction;
+  bool keepdim = false;
+};
+/// var, or std when take_sqrt (VarBackward0 / StdBackward0).
+Tensor var(const Tensor& a, const VarArgs& args, bool take_sqrt);
+/// (var or std, mean) (VarMeanBackward0 / StdMeanBackward0).
+std::pair<Tensor, Tensor> var_mean(
+    const Tensor& a, const VarArgs& args, bool take_sqrt);
+Tensor logsumexp(const Tensor& a, std::vector<int64_t> dims, bool keepdim);
+/// Product of all elements (ProdBackward0).
+Tensor prod(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
+/// Product along dim (ProdBackward1).
+Tensor prod(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim,
+    std::optional<ScalarType> dtype = std::nullopt);
 
 // ---- Views (share data and version counter; _base is the root base) ----
 Tensor view(const Tensor& a, Shape sizes);

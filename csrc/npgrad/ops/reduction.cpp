@@ -1,5 +1,7 @@
 // Reductions, softmax, log_softmax.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
@@ -14,6 +16,7 @@ using namespace npgrad::autograd;
 
 namespace {
 
+// The result dtype of sum and prod: integer and bool tensors give int64.
 ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dtype) {
   if (dtype) {
     return *dtype;
@@ -73,6 +76,21 @@ void record_max0(
 }
 
 }  // namespace
+
+double reduced_numel(const Shape& sizes, const std::vector<int64_t>& dims) {
+  double n = 1;
+  if (dims.empty()) {
+    for (int64_t s : sizes) {
+      n *= static_cast<double>(s);
+    }
+    return n;
+  }
+  for (int64_t d : dims) {
+    n *= static_cast<double>(
+        sizes[maybe_wrap_dim(d, static_cast<int64_t>(sizes.size()))]);
+  }
+  return n;
+}
 
 Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
   Tensor out = kernels::sum(a, {}, false, sum_dtype(a, dtype));
@@ -216,6 +234,283 @@ Tensor softmax(const Tensor& a, int64_t dim) {
 
 Tensor log_softmax(const Tensor& a, int64_t dim) {
   return softmax_impl<LogSoftmaxBackward0>(a, dim, true);
+}
+
+namespace {
+// torch's check that every reduced dim is non-empty (amax, argmax), naming
+// the dim as the caller wrote it.
+void check_nonempty_dims(
+    const Tensor& a,
+    const std::vector<int64_t>& given,
+    const std::vector<int64_t>& wrapped,
+    const char* fn) {
+  if (a.numel() > 0) {
+    return;
+  }
+  NPGRAD_CHECK(
+      !given.empty(),
+      fn,
+      "(): Expected reduction dim to be specified for input.numel() == 0. "
+      "Specify the reduction dim with the 'dim' argument.");
+  for (std::size_t i = 0; i < wrapped.size(); ++i) {
+    NPGRAD_CHECK_INDEX(
+        a.sizes()[wrapped[i]] > 0,
+        fn,
+        "(): Expected reduction dim ",
+        given[i],
+        " to have non-zero size.");
+  }
+}
+
+void div_by(const Tensor& t, double n) {
+  kernels::binary_out(
+      kernels::Binary::Div, t, wrapped_scalar(n, ScalarType::Float64), t);
+}
+
+Tensor as_float(const Tensor& a) {
+  return is_floating(a.dtype()) ? a : kernels::cast(a, ScalarType::Float32);
+}
+}  // namespace
+
+Tensor amax(
+    const Tensor& a, std::vector<int64_t> dims, bool keepdim, bool is_max) {
+  const char* fn = is_max ? "amax" : "amin";
+  std::vector<int64_t> given = dims;
+  std::vector<int64_t> wrapped = wrap_dims(std::move(dims), a.dim());
+  check_nonempty_dims(a, given, wrapped, fn);
+  Tensor out = a.dim() == 0 ? kernels::cast(a, a.dtype())
+                            : kernels::amax(a, wrapped, keepdim, is_max);
+  if (compute_requires_grad({&a})) {
+    auto fill = [&](auto node) {
+      node->dims = given;
+      node->keepdim = keepdim;
+      node->self_ = SavedVariable(a, false);
+      node->result_ = SavedVariable(out, true);
+    };
+    if (is_max) {
+      fill(record(out, a, make_node<AmaxBackward0>()));
+    } else {
+      fill(record(out, a, make_node<AminBackward0>()));
+    }
+  }
+  return out;
+}
+
+Tensor argmax(
+    const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  const char* fn = is_max ? "argmax" : "argmin";
+  NPGRAD_CHECK(
+      a.dtype() != ScalarType::Bool, fn, "(): does not support bool input");
+  if (!dim) {
+    NPGRAD_CHECK_INDEX(
+        a.numel() > 0,
+        fn,
+        "(): Expected reduction dim to be specified for input.numel() == 0.");
+    return kernels::argmax(a, std::nullopt, keepdim, is_max);
+  }
+  int64_t d = maybe_wrap_dim(*dim, a.dim());
+  if (a.dim() == 0) {
+    return kernels::full({}, 0, ScalarType::Int64);
+  }
+  NPGRAD_CHECK_INDEX(
+      a.sizes()[d] > 0,
+      fn,
+      "(): Expected reduction dim ",
+      d,
+      " to have non-zero size.");
+  return kernels::argmax(a, d, keepdim, is_max);
+}
+
+Tensor any(
+    const Tensor& a,
+    std::optional<std::vector<int64_t>> dims,
+    bool keepdim,
+    bool is_any) {
+  if (!dims) {
+    return kernels::any(a, {}, keepdim, is_any);
+  }
+  if (dims->empty() && a.dim() > 0) {
+    return kernels::cast(a, ScalarType::Bool);  // torch reduces no dim
+  }
+  return kernels::any(a, wrap_dims(std::move(*dims), a.dim()), keepdim, is_any);
+}
+
+namespace {
+std::vector<int64_t> var_dims(const Tensor& a, const VarArgs& args) {
+  return args.dims ? wrap_dims(*args.dims, a.dim()) : std::vector<int64_t>{};
+}
+
+// (var or std, mean) of a floating tensor over wrapped dims (all when empty),
+// in its dtype; float16 computes in float32 and rounds once.
+std::pair<Tensor, Tensor> var_values(
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    const VarArgs& args,
+    bool take_sqrt,
+    const char* fn) {
+  NPGRAD_CHECK(
+      is_floating(a.dtype()),
+      fn,
+      " only support floating point and complex dtypes");
+  bool half = a.dtype() == ScalarType::Float16;
+  ScalarType dt = half ? ScalarType::Float32 : a.dtype();
+  Tensor x = half ? kernels::cast(a, dt) : a;
+  double n = reduced_numel(a.sizes(), dims);
+  Tensor centre = kernels::sum(x, dims, true, dt);
+  div_by(centre, n);
+  Tensor dev = kernels::binary(kernels::Binary::Sub, x, centre, dt);
+  kernels::binary_out(kernels::Binary::Mul, dev, dev, dev);
+  Tensor out = kernels::sum(dev, dims, args.keepdim, dt);
+  div_by(out, std::max(0.0, n - args.correction.value_or(1)));
+  if (take_sqrt) {
+    static const kernels::UnaryUfunc& sqrt = kernels::unary_ufunc("sqrt");
+    kernels::unary_out(sqrt, out, out);
+  }
+  Tensor mean = kernels::sum(x, dims, args.keepdim, dt);
+  div_by(mean, n);
+  if (half) {
+    return {kernels::cast(out, a.dtype()), kernels::cast(mean, a.dtype())};
+  }
+  return {out, mean};
+}
+
+template <typename NodeT>
+std::shared_ptr<NodeT> record_var(
+    const Tensor& out, const Tensor& a, const VarArgs& args) {
+  auto node = record(out, a, make_node<NodeT>());
+  node->dims = args.dims;
+  node->correction = args.correction;
+  node->keepdim = args.keepdim;
+  node->self_ = SavedVariable(a, false);
+  return node;
+}
+}  // namespace
+
+Tensor var(const Tensor& a, const VarArgs& args, bool take_sqrt) {
+  Tensor out =
+      var_values(a, var_dims(a, args), args, take_sqrt, "std and var").first;
+  if (compute_requires_grad({&a})) {
+    if (take_sqrt) {
+      record_var<StdBackward0>(out, a, args)->result_ =
+          SavedVariable(out, true);
+    } else {
+      record_var<VarBackward0>(out, a, args);
+    }
+  }
+  return out;
+}
+
+std::pair<Tensor, Tensor> var_mean(
+    const Tensor& a, const VarArgs& args, bool take_sqrt) {
+  auto [out, mean] = var_values(
+      a,
+      var_dims(a, args),
+      args,
+      take_sqrt,
+      take_sqrt ? "std_mean" : "var_mean");
+  if (compute_requires_grad({&a})) {
+    if (take_sqrt) {
+      auto node = record_var<StdMeanBackward0>(out, a, args);
+      set_history(mean, node);
+      node->result_ = SavedVariable(out, true);
+    } else {
+      set_history(mean, record_var<VarMeanBackward0>(out, a, args));
+    }
+  }
+  return {out, mean};
+}
+
+Tensor logsumexp(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
+  std::vector<int64_t> given = dims;
+  if (given.empty() && a.dim() > 0) {
+    // torch resizes a 0-dim output to the reduced shape and fails.
+    std::string shape;
+    for (int64_t i = 0; i < a.dim(); ++i) {
+      shape += i ? ", 1" : "1";
+    }
+    NPGRAD_CHECK(
+        false,
+        "output with shape [] doesn't match the broadcast shape [",
+        shape,
+        "]");
+  }
+  std::vector<int64_t> wrapped = wrap_dims(std::move(dims), a.dim());
+  Tensor x = as_float(a);
+  bool half = x.dtype() == ScalarType::Float16;
+  ScalarType dt = half ? ScalarType::Float32 : x.dtype();
+  if (half) {
+    x = kernels::cast(x, dt);
+  }
+  Tensor out;
+  if (a.dim() == 0) {
+    out = kernels::cast(x, dt);
+  } else if (x.numel() == 0) {
+    out = kernels::sum(x, wrapped, keepdim, dt);
+    kernels::fill(out, -std::numeric_limits<double>::infinity());
+  } else {
+    // max + log(sum(exp(x - max))), with an infinite max taken as 0.
+    static const kernels::UnaryUfunc& exp = kernels::unary_ufunc("exp");
+    static const kernels::UnaryUfunc& log = kernels::unary_ufunc("log");
+    static const kernels::UnaryUfunc& abs = kernels::unary_ufunc("absolute");
+    Tensor inf = wrapped_scalar(std::numeric_limits<double>::infinity(), dt);
+    auto finite_max = [&](bool keep) {
+      Tensor m = kernels::amax(x, wrapped, keep, true);
+      Tensor is_inf = kernels::binary(
+          kernels::Binary::Eq, kernels::unary(abs, m, dt), inf, dt);
+      return kernels::where(is_inf, wrapped_scalar(0, dt), m, dt);
+    };
+    Tensor e = kernels::binary(kernels::Binary::Sub, x, finite_max(true), dt);
+    kernels::unary_out(exp, e, e);
+    out = kernels::sum(e, wrapped, keepdim, dt);
+    kernels::unary_out(log, out, out);
+    kernels::binary_out(kernels::Binary::Add, out, finite_max(keepdim), out);
+  }
+  if (half) {
+    out = kernels::cast(out, ScalarType::Float16);
+  }
+  if (compute_requires_grad({&a})) {
+    auto node = record(out, a, make_node<LogsumexpBackward0>());
+    node->dims = given;
+    node->keepdim = keepdim;
+    node->self_ = SavedVariable(a, false);
+    node->result_ = SavedVariable(out, true);
+  }
+  return out;
+}
+
+namespace {
+template <typename NodeT>
+std::shared_ptr<NodeT> record_prod(const Tensor& out, const Tensor& a) {
+  auto node = record(out, a, make_node<NodeT>());
+  node->self_ = SavedVariable(a, false);
+  node->result_ = SavedVariable(out, true);
+  return node;
+}
+}  // namespace
+
+Tensor prod(const Tensor& a, std::optional<ScalarType> dtype) {
+  Tensor out = kernels::prod(a, {}, false, sum_dtype(a, dtype));
+  if (compute_requires_grad({&a})) {
+    record_prod<ProdBackward0>(out, a);
+  }
+  return out;
+}
+
+Tensor prod(
+    const Tensor& a,
+    int64_t dim,
+    bool keepdim,
+    std::optional<ScalarType> dtype) {
+  int64_t d = maybe_wrap_dim(dim, a.dim());
+  Tensor out = a.dim() == 0
+                   ? kernels::cast(a, sum_dtype(a, dtype))
+                   : kernels::prod(a, {d}, keepdim, sum_dtype(a, dtype));
+  if (compute_requires_grad({&a})) {
+    auto node = record_prod<ProdBackward1>(out, a);
+    node->dim = dim;
+    node->keepdim = keepdim;
+  }
+  return out;
 }
 
 }  // namespace npgrad::ops

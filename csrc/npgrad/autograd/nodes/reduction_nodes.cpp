@@ -11,22 +11,44 @@ namespace npgrad::autograd {
 using namespace npgrad::ops;
 
 namespace {
-// The gradient of a reduction over dims, broadcast back to the input shape.
-Tensor sum_backward(Tensor grad, const Shape& sizes, Shape dims, bool keepdim) {
-  if (!keepdim && !sizes.empty()) {
-    for (auto& d : dims) {
-      d = maybe_wrap_dim(d, static_cast<int64_t>(sizes.size()));
-    }
-    std::sort(dims.begin(), dims.end());
-    for (int64_t d : dims) {
-      grad = unsqueeze(grad, d);
-    }
+// grad of a reduction over dims (all when empty) with the reduced dims put
+// back as size 1, so that it broadcasts against the input.
+Tensor unsqueeze_reduced(Tensor grad, int64_t ndim, Shape dims, bool keepdim) {
+  if (keepdim || ndim == 0) {
+    return grad;
   }
-  return expand(grad, sizes);
+  for (auto& d : dims) {
+    d = maybe_wrap_dim(d, ndim);
+  }
+  std::sort(dims.begin(), dims.end());
+  for (int64_t d : dims) {
+    grad = unsqueeze(grad, d);
+  }
+  return grad;
+}
+
+// The gradient of a reduction over dims, broadcast back to the input shape.
+Tensor sum_backward(
+    const Tensor& grad, const Shape& sizes, Shape dims, bool keepdim) {
+  return expand(
+      unsqueeze_reduced(
+          grad, static_cast<int64_t>(sizes.size()), std::move(dims), keepdim),
+      sizes);
 }
 
 Tensor scalar(double v) {
   return wrapped_scalar(v, ScalarType::Float64);
+}
+
+// 0, 1, ..., n - 1 laid along dim of an ndim-dim tensor (other sizes 1).
+Tensor arange_along(int64_t n, int64_t ndim, int64_t dim) {
+  Shape shape(ndim, 1);
+  shape[dim] = n;
+  Tensor range = kernels::empty(shape, ScalarType::Int64);
+  for (int64_t i = 0; i < n; ++i) {
+    static_cast<int64_t*>(range.data_ptr())[i] = i;
+  }
+  return range;
 }
 }  // namespace
 
@@ -77,13 +99,10 @@ void MaxMinBackward0<kIsMax>::compute(
     indices = unsqueeze(indices, dim);
   }
   // One-hot of the selected index along dim, broadcast against the grad.
-  Shape range_shape(self_sizes.size(), 1);
-  range_shape[dim] = self_sizes[dim];
-  Tensor range = kernels::empty({self_sizes[dim]}, ScalarType::Int64);
-  for (int64_t i = 0; i < self_sizes[dim]; ++i) {
-    static_cast<int64_t*>(range.data_ptr())[i] = i;
-  }
-  Tensor onehot = eq(view(range, range_shape), indices);
+  Tensor onehot =
+      eq(arange_along(
+             self_sizes[dim], static_cast<int64_t>(self_sizes.size()), dim),
+         indices);
   out[0] = mul(expand(grad, self_sizes), onehot);
 }
 
@@ -91,6 +110,121 @@ template struct MaxMinBackward1<true>;
 template struct MaxMinBackward1<false>;
 template struct MaxMinBackward0<true>;
 template struct MaxMinBackward0<false>;
+
+template <bool kIsMax>
+void AmaxAminBackward0<kIsMax>::compute(
+    const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  Tensor result = result_.unpack(self_ptr());
+  int64_t ndim = self.dim();
+  Tensor hit = eq(self, unsqueeze_reduced(result, ndim, dims, keepdim));
+  Tensor count = sum(to_dtype(hit, g[0].dtype()), dims, true);
+  // where(), as in MaxMinBackward1: no NaN when nothing matches.
+  out[0] = where(
+      hit, div(unsqueeze_reduced(g[0], ndim, dims, keepdim), count), scalar(0));
+}
+
+template struct AmaxAminBackward0<true>;
+template struct AmaxAminBackward0<false>;
+
+namespace {
+// grad (of var(self) over dims) times the derivative of var.
+Tensor var_backward(
+    const Tensor& grad,
+    const Tensor& self,
+    const Shape& dims,
+    double correction,
+    bool keepdim) {
+  double dof = std::max(0.0, reduced_numel(self.sizes(), dims) - correction);
+  Tensor grad_u = unsqueeze_reduced(grad, self.dim(), dims, keepdim);
+  return mul(mul(grad_u, scalar(2 / dof)), sub(self, mean(self, dims, true)));
+}
+}  // namespace
+
+template <bool kStd, bool kMean>
+void VarStdBackward<kStd, kMean>::compute(
+    const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  Shape reduced = dims.value_or(Shape{});
+  Tensor grad_self;
+  if (g[0].defined()) {
+    Tensor grad_var = g[0];
+    if (kStd) {
+      // d std = d var / (2 std); 0 where the std is 0, as torch's masked_fill.
+      Tensor result = result_.unpack(self_ptr());
+      grad_var = where(
+          eq(result, scalar(0)), scalar(0), div(g[0], mul(result, scalar(2))));
+    }
+    grad_self =
+        var_backward(grad_var, self, reduced, correction.value_or(1), keepdim);
+  }
+  if (kMean && g[1].defined()) {
+    Tensor grad_mean =
+        div(sum_backward(g[1], self.sizes(), reduced, keepdim),
+            scalar(reduced_numel(self.sizes(), reduced)));
+    grad_self = grad_self.defined() ? add(grad_self, grad_mean) : grad_mean;
+  }
+  out[0] = grad_self;
+}
+
+template struct VarStdBackward<false, false>;
+template struct VarStdBackward<true, false>;
+template struct VarStdBackward<false, true>;
+template struct VarStdBackward<true, true>;
+
+void LogsumexpBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  int64_t ndim = self.dim();
+  Tensor result =
+      unsqueeze_reduced(result_.unpack(self_ptr()), ndim, dims, keepdim);
+  out[0] =
+      mul(unsqueeze_reduced(g[0], ndim, dims, keepdim), exp(sub(self, result)));
+}
+
+namespace {
+// grad times the derivative of prod(self, d) (grad and result keep dim d as
+// size 1). Without zeros in self that is result / self, as torch computes it;
+// with zeros, each element's product of the others, from an n x n layout
+// that replaces one element by 1 per row, so that higher orders stay exact.
+Tensor prod_backward(
+    const Tensor& grad, const Tensor& self, const Tensor& result, int64_t d) {
+  Tensor x = to_dtype(self, result.dtype());
+  Tensor has_zero = any(eq(x, scalar(0)), std::nullopt, false, true);
+  if (kernels::item(has_zero) == 0) {
+    return to_dtype(mul(grad, div(result, x)), self.dtype());
+  }
+  int64_t n = x.sizes()[d];
+  int64_t ndim = x.dim() + 1;
+  Shape rows = x.sizes();
+  rows.insert(rows.begin() + d, n);
+  Tensor eye = eq(arange_along(n, ndim, d), arange_along(n, ndim, d + 1));
+  Tensor others =
+      prod(where(eye, scalar(1), expand(unsqueeze(x, d), rows)), d + 1, false);
+  return to_dtype(mul(grad, others), self.dtype());
+}
+}  // namespace
+
+void ProdBackward0::compute(const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  Tensor flat = reshape(self, {self.numel()});
+  out[0] = reshape(
+      prod_backward(g[0], flat, result_.unpack(self_ptr()), 0), self.sizes());
+}
+
+void ProdBackward1::compute(const variable_list& g, variable_list& out) {
+  Tensor self = self_.unpack();
+  if (self.dim() == 0) {
+    out[0] = to_dtype(g[0], self.dtype());
+    return;
+  }
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  Shape dims{d};
+  out[0] = prod_backward(
+      unsqueeze_reduced(g[0], self.dim(), dims, keepdim),
+      self,
+      unsqueeze_reduced(result_.unpack(self_ptr()), self.dim(), dims, keepdim),
+      d);
+}
 
 void SoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = round_float16_once(

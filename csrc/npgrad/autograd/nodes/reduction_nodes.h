@@ -1,5 +1,10 @@
 #pragma once
 // Backward nodes of reductions, softmax and log_softmax.
+//
+// Nodes save dims as the caller gave them (negative ones too), as torch does;
+// the formulas wrap them.
+
+#include <optional>
 
 #include "npgrad/autograd/nodes/basic_nodes.h"
 
@@ -53,18 +58,24 @@ struct MeanBackward1 final : FormulaNode {
   Shape self_sizes;
 };
 
-/// Full max/min: the gradient is spread evenly over ties.
-template <bool kIsMax>
-struct MaxMinBackward1 final : FormulaNode {
-  std::string name() const override {
-    return kIsMax ? "MaxBackward1" : "MinBackward1";
-  }
-  void compute(const variable_list& g, variable_list& out) override;
+/// A node that saves its input and its result (`_saved_self`,
+/// `_saved_result`): full max/min, prod, and the base of the
+/// dim reductions.
+struct SelfResultNode : FormulaNode {
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_result", result_);
     v.tensor("_saved_self", self_);
   }
   SavedVariable self_, result_;
+};
+
+/// Full max/min: the gradient is spread evenly over ties.
+template <bool kIsMax>
+struct MaxMinBackward1 final : SelfResultNode {
+  std::string name() const override {
+    return kIsMax ? "MaxBackward1" : "MinBackward1";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
 };
 using MaxBackward1 = MaxMinBackward1<true>;
 using MinBackward1 = MaxMinBackward1<false>;
@@ -89,6 +100,93 @@ struct MaxMinBackward0 final : FormulaNode {
 };
 using MaxBackward0 = MaxMinBackward0<true>;
 using MinBackward0 = MaxMinBackward0<false>;
+
+/// Saves dims (as given; all when empty), keepdim, input and result.
+struct DimsSelfResultNode : SelfResultNode {
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_dim", dims);
+    v.boolean("_saved_keepdim", keepdim);
+    SelfResultNode::visit_saved(v);
+  }
+  Shape dims;
+  bool keepdim = false;
+};
+
+/// amax/amin: the gradient is split evenly among the elements equal to the
+/// result along the reduced dims.
+template <bool kIsMax>
+struct AmaxAminBackward0 final : DimsSelfResultNode {
+  std::string name() const override {
+    return kIsMax ? "AmaxBackward0" : "AminBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+};
+using AmaxBackward0 = AmaxAminBackward0<true>;
+using AminBackward0 = AmaxAminBackward0<false>;
+
+/// var, std, var_mean and std_mean: kStd for the std (torch saves it as
+/// `result`, or `result0` of the pair), kMean for the pair's second output, the
+/// mean. `dim` and `correction` are None when not given (all dims; 1).
+template <bool kStd, bool kMean>
+struct VarStdBackward final : FormulaNode {
+  std::string name() const override {
+    if (kMean) {
+      return kStd ? "StdMeanBackward0" : "VarMeanBackward0";
+    }
+    return kStd ? "StdBackward0" : "VarBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    if (correction) {
+      v.real("_saved_correction", *correction);
+    } else {
+      v.none("_saved_correction");
+    }
+    if (dims) {
+      v.int_list("_saved_dim", *dims);
+    } else {
+      v.none("_saved_dim");
+    }
+    v.boolean("_saved_keepdim", keepdim);
+    if (kStd) {
+      v.tensor(kMean ? "_saved_result0" : "_saved_result", result_);
+    }
+    v.tensor("_saved_self", self_);
+  }
+  std::optional<Shape> dims;
+  std::optional<double> correction;
+  bool keepdim = false;
+  SavedVariable self_;
+  SavedVariable result_;  // the std (kStd only)
+};
+using VarBackward0 = VarStdBackward<false, false>;
+using StdBackward0 = VarStdBackward<true, false>;
+using VarMeanBackward0 = VarStdBackward<false, true>;
+using StdMeanBackward0 = VarStdBackward<true, true>;
+
+struct LogsumexpBackward0 final : DimsSelfResultNode {
+  NPGRAD_NODE_NAME(LogsumexpBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+/// prod of all elements.
+struct ProdBackward0 final : SelfResultNode {
+  NPGRAD_NODE_NAME(ProdBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+/// prod along one dim (saved as given).
+struct ProdBackward1 final : SelfResultNode {
+  NPGRAD_NODE_NAME(ProdBackward1)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.boolean("_saved_keepdim", keepdim);
+    SelfResultNode::visit_saved(v);
+  }
+  int64_t dim = 0;
+  bool keepdim = false;
+};
 
 struct SoftmaxBackward0Base : FormulaNode {
   void visit_saved(SavedAttributeVisitor& v) override {
