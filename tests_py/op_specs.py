@@ -282,6 +282,10 @@ LINALG = [
     Op("matmul_3d_3d_rhs_batch_broadcast", lambda lib, a, b: a @ b, (R(3, 2, 3), R(1, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
     Op("matmul_4d_3d", lambda lib, a, b: lib.matmul(a, b), (R(2, 3, 2, 3), R(3, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
     Op("matmul_4d_4d_broadcast", lambda lib, a, b: a @ b, (R(2, 1, 2, 3), R(1, 3, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot", lambda lib, a, b: lib.tensordot(a, b), (R(2, 3, 4), R(3, 4, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot_lists", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [1, 0])), (R(2, 3, 4), R(4, 3, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot_size_one", lambda lib, a, b: lib.tensordot(a, b, dims=([1], [0])), (R(2, 1), R(3, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot_outer", lambda lib, a, b: lib.tensordot(a, b, dims=0), (R(2, 3), R(2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
     Op("matmul_4d_1d", lambda lib, a, b: a @ b, (R(2, 2, 2, 3), R(3)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
 ]
 

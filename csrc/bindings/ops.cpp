@@ -412,6 +412,67 @@ void def_inplace_operator(
   });
 }
 
+// torch.tensordot's dims (torch/functional.py): an int n (the last n dims of
+// a with the first n of b), a 1-element tensor, or two lists of dims.
+Tensor tensordot_impl(const Tensor& a, const Tensor& b, py::handle dims) {
+  std::optional<int64_t> count;
+  if (PyLong_Check(dims.ptr()) && !PyBool_Check(dims.ptr())) {
+    count = dims.cast<int64_t>();
+  } else if (is_tensor(dims) && dims.cast<Tensor>().numel() == 1) {
+    count = static_cast<int64_t>(kernels::item(dims.cast<Tensor>()));
+  }
+  if (count) {
+    NPGRAD_CHECK(
+        *count >= 0, "tensordot expects dims >= 0, but got dims=", *count);
+    NPGRAD_CHECK(
+        *count <= a.dim() && *count <= b.dim(),
+        "tensordot expects dims < ndim_a or ndim_b, but got dims=",
+        *count);
+    std::vector<int64_t> dims_a, dims_b;
+    for (int64_t i = 0; i < *count; ++i) {
+      dims_a.push_back(i - *count);
+      dims_b.push_back(i);
+    }
+    return ops::tensordot(a, b, dims_a, dims_b);
+  }
+  bool pair =
+      (py::isinstance<py::tuple>(dims) || py::isinstance<py::list>(dims)) &&
+      py::len(dims) == 2;
+  NPGRAD_CHECK(
+      pair,
+      "tensordot expects dims to be int or tuple[list[int], list[int]] or "
+      "list[list[int]] containing two lists, but got dims=",
+      py::str(dims).cast<std::string>());
+  py::sequence both = dims.cast<py::sequence>();
+  const char* names[2] = {"dims_self", "dims_other"};
+  std::vector<int64_t> lists[2];
+  for (int i = 0; i < 2; ++i) {
+    py::object item = both[i];
+    NPGRAD_CHECK_TYPE(
+        py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item),
+        "tensordot(): argument '",
+        names[i],
+        "' (position ",
+        i + 3,
+        ") must be tuple of ints, not ",
+        Py_TYPE(item.ptr())->tp_name);
+    for (py::handle d : item) {
+      NPGRAD_CHECK_TYPE(
+          PyLong_Check(d.ptr()) && !PyBool_Check(d.ptr()),
+          "tensordot(): argument '",
+          names[i],
+          "' (position ",
+          i + 3,
+          ") must be tuple of ints, but found element of type ",
+          Py_TYPE(d.ptr())->tp_name,
+          " at pos ",
+          lists[i].size());
+      lists[i].push_back(d.cast<int64_t>());
+    }
+  }
+  return ops::tensordot(a, b, lists[0], lists[1]);
+}
+
 // The matrix products: npgrad.<name>(input, <operands>) and
 // Tensor.<name>(<operands>); for those with an input (beta * input + alpha *
 // product, beta and alpha keyword-only) also Tensor.<name>_.
@@ -760,6 +821,7 @@ void bind_ops(py::module_& m) {
   m.def("square", &ops::square, "input"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
   bind_products(m, cls);
+  m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);
   m.def(
       "clamp",
       [](const Tensor& a, py::handle min, py::handle max) {

@@ -179,6 +179,20 @@ tensor([[3.],
 """,
 )
 
+add_docstr(
+    _C.tensordot,
+    """Contraction of ``a``'s dims with ``b``'s: ``dims=n`` contracts the last ``n`` dims
+of ``a`` with the first ``n`` of ``b``; ``dims=([1, 0], [0, 1])`` names them.
+
+>>> import npgrad as torch
+>>> torch.tensordot(torch.ones(2, 3, 4), torch.ones(3, 4, 5)).shape
+torch.Size([2, 5])
+>>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 2), dims=([1], [0]))
+tensor([[3., 3.],
+        [3., 3.]])
+""",
+)
+
 # The op tables' functions: summary and example from each op's entry.
 
 

@@ -571,6 +571,81 @@ Tensor outer(const Tensor& a, const Tensor& b) {
   return mul(reshape(a, {-1, 1}), b);
 }
 
+Tensor tensordot(
+    const Tensor& a,
+    const Tensor& b,
+    const std::vector<int64_t>& dims_a,
+    const std::vector<int64_t>& dims_b) {
+  NPGRAD_CHECK(
+      dims_a.size() == dims_b.size(),
+      "both dimension lists should have same length");
+  NPGRAD_CHECK(a.dtype() == b.dtype(), "both inputs should have same dtype");
+  // Contracted dims of size 1 against a larger one are summed first.
+  Tensor ta = a;
+  Tensor tb = b;
+  int64_t contracted = 1;
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    int64_t da = maybe_wrap_dim(dims_a[i], a.dim());
+    int64_t db = maybe_wrap_dim(dims_b[i], b.dim());
+    int64_t sa = a.sizes()[da];
+    int64_t sb = b.sizes()[db];
+    if (sb == 1) {
+      ta = sum(ta, {da}, true, ta.dtype());
+    } else if (sa == 1) {
+      tb = sum(tb, {db}, true, tb.dtype());
+    } else {
+      NPGRAD_CHECK(
+          sa == sb,
+          "contracted dimensions need to match, but first has size ",
+          sa,
+          " in dim ",
+          dims_a[i],
+          " and second has size ",
+          sb,
+          " in dim ",
+          dims_b[i]);
+      contracted *= sa;
+    }
+  }
+  // Each operand permuted to (kept dims, contracted dims) and (contracted,
+  // kept), then one mm.
+  auto contracted_mask = [](const std::vector<int64_t>& dims, int64_t ndim) {
+    std::vector<bool> mask(static_cast<size_t>(ndim));
+    for (int64_t d : dims) {
+      int64_t w = maybe_wrap_dim(d, ndim);
+      NPGRAD_CHECK(
+          !mask[w], "dim ", w, " appears multiple times in the list of dims");
+      mask[w] = true;
+    }
+    return mask;
+  };
+  std::vector<bool> mask_a = contracted_mask(dims_a, a.dim());
+  std::vector<bool> mask_b = contracted_mask(dims_b, b.dim());
+  std::vector<int64_t> perm_a, perm_b;
+  Shape out_sizes;
+  int64_t kept_a = 1;
+  int64_t kept_b = 1;
+  for (int64_t i = 0; i < a.dim(); ++i) {
+    if (!mask_a[i]) {
+      perm_a.push_back(i);
+      kept_a *= ta.sizes()[i];
+      out_sizes.push_back(ta.sizes()[i]);
+    }
+  }
+  perm_a.insert(perm_a.end(), dims_a.begin(), dims_a.end());
+  perm_b.assign(dims_b.begin(), dims_b.end());
+  for (int64_t i = 0; i < b.dim(); ++i) {
+    if (!mask_b[i]) {
+      perm_b.push_back(i);
+      kept_b *= tb.sizes()[i];
+      out_sizes.push_back(tb.sizes()[i]);
+    }
+  }
+  Tensor ma = reshape(permute(ta, perm_a), {kept_a, contracted});
+  Tensor mb = reshape(permute(tb, perm_b), {contracted, kept_b});
+  return reshape(mm(ma, mb), out_sizes);
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   NPGRAD_CHECK(
       a.dim() > 0 && b.dim() > 0,

@@ -175,6 +175,13 @@ void addmv_(
     double alpha = 1);
 /// torch's outer (and its alias ger): a.reshape(-1, 1) * b.
 Tensor outer(const Tensor& a, const Tensor& b);
+/// torch's tensordot: the dims_a of a contracted with the dims_b of b (a
+/// permute and reshape of each, then mm).
+Tensor tensordot(
+    const Tensor& a,
+    const Tensor& b,
+    const std::vector<int64_t>& dims_a,
+    const std::vector<int64_t>& dims_b);
 /// torch's matmul: dot, mv, mm, a fold into mm/mv, or broadcast batches into
 /// bmm, through the views torch's _matmul_impl records.
 Tensor matmul(const Tensor& a, const Tensor& b);
