@@ -286,6 +286,8 @@ LINALG = [
     Op("tensordot_lists", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [1, 0])), (R(2, 3, 4), R(4, 3, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
     Op("tensordot_size_one", lambda lib, a, b: lib.tensordot(a, b, dims=([1], [0])), (R(2, 1), R(3, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
     Op("tensordot_outer", lambda lib, a, b: lib.tensordot(a, b, dims=0), (R(2, 3), R(2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("kron", lambda lib, a, b: lib.kron(a, b), (R(2, 3), R(2, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("kron_method_broadcast_ranks", lambda lib, a, b: a.kron(b), (R(3), R(2, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
     Op("matmul_4d_1d", lambda lib, a, b: a @ b, (R(2, 2, 2, 3), R(3)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
 ]
 

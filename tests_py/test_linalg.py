@@ -39,6 +39,7 @@ PRODUCTS = [
     pytest.param(lambda lib, a, b: lib.outer(a, b), [(2,), (3,)], id="outer"),
     pytest.param(lambda lib, a, b: lib.tensordot(a, b, dims=([0, 2], [2, 0])), [(2, 3, 4), (4, 5, 2)], id="tensordot"),
     pytest.param(lambda lib, a, b: lib.tensordot(a, b, dims=lib.tensor(1)), [(2, 3), (3, 4)], id="tensordot_tensor_dims"),
+    pytest.param(lambda lib, a, b: lib.kron(a, b), [(2, 1, 3), (2, 2)], id="kron"),
     pytest.param(lambda lib, a, b: a @ b, [(2, 2, 3), (3,)], id="matmul_3d_1d"),
     pytest.param(lambda lib, a, b: a @ b, [(2, 1, 2, 3), (3, 3, 2)], id="matmul_4d_3d"),
     pytest.param(lambda lib, a, b: a @ b, [(3,), (2, 3, 4)], id="matmul_1d_3d"),

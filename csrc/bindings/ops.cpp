@@ -484,7 +484,8 @@ void bind_products(
       {"dot", &ops::dot, "tensor"},
       {"mv", &ops::mv, "vec"},
       {"outer", &ops::outer, "vec2"},
-      {"ger", &ops::outer, "vec2"}};
+      {"ger", &ops::outer, "vec2"},
+      {"kron", &ops::kron, "other"}};
   for (const auto& [name, fn, operand] : products) {
     m.def(name, fn, "input"_a, py::arg(operand));
     cls.def(name, fn, py::arg(operand));

@@ -595,6 +595,17 @@ tensor([[3.],
 )
 
 add_docstr_all(
+    "kron",
+    """The Kronecker product with ``other``, see ``torch.kron``.
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0], [2.0]]).kron(torch.ones(1, 2))
+tensor([[1., 1.],
+        [2., 2.]])
+""",
+)
+
+add_docstr_all(
     "ger",
     """Alias of ``outer``.
 

@@ -193,6 +193,16 @@ tensor([[3., 3.],
 """,
 )
 
+add_docstr(
+    _C.kron,
+    """The Kronecker product; the operand with fewer dims is padded with leading 1s.
+
+>>> import npgrad as torch
+>>> torch.kron(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 10.0]))
+tensor([ 1., 10.,  2., 20.])
+""",
+)
+
 # The op tables' functions: summary and example from each op's entry.
 
 

@@ -646,6 +646,26 @@ Tensor tensordot(
   return reshape(mm(ma, mb), out_sizes);
 }
 
+Tensor kron(const Tensor& a, const Tensor& b) {
+  // torch's composite: a's dims interleaved with size-1 dims, b's the other
+  // way round, one broadcast mul, and an unsafe view that merges each pair.
+  int64_t ndim = std::max(a.dim(), b.dim());
+  int64_t pad_a = ndim - a.dim();
+  int64_t pad_b = ndim - b.dim();
+  Shape a_sizes, b_sizes, out_sizes;
+  for (int64_t i = 0; i < ndim; ++i) {
+    int64_t sa = i >= pad_a ? a.sizes()[i - pad_a] : 1;
+    int64_t sb = i >= pad_b ? b.sizes()[i - pad_b] : 1;
+    a_sizes.push_back(sa);
+    a_sizes.push_back(1);
+    b_sizes.push_back(1);
+    b_sizes.push_back(sb);
+    out_sizes.push_back(sa * sb);
+  }
+  return unsafe_view(
+      mul(unsafe_view(a, a_sizes), unsafe_view(b, b_sizes)), out_sizes);
+}
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   NPGRAD_CHECK(
       a.dim() > 0 && b.dim() > 0,

@@ -182,6 +182,8 @@ Tensor tensordot(
     const Tensor& b,
     const std::vector<int64_t>& dims_a,
     const std::vector<int64_t>& dims_b);
+/// torch's kron: the Kronecker product (a broadcast mul between unsafe views).
+Tensor kron(const Tensor& a, const Tensor& b);
 /// torch's matmul: dot, mv, mm, a fold into mm/mv, or broadcast batches into
 /// bmm, through the views torch's _matmul_impl records.
 Tensor matmul(const Tensor& a, const Tensor& b);
