@@ -296,5 +296,60 @@ DIM_REDUCTIONS = [
     Op("prod_negative_dim_keepdim", lambda lib, a: a.prod(-2, keepdim=True), (R(3, 2),), "ProdBackward1", ("_saved_dim", "_saved_keepdim", "_saved_result")),
 ]
 
-ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS
+_ADDMM_SAVED = (
+    "_saved_mat1", "_saved_mat2", "_saved_alpha", "_saved_beta", "_saved_mat1_sym_sizes",
+    "_saved_mat1_sym_strides", "_saved_mat2_sym_sizes", "_saved_mat2_sym_strides",
+)
+_BADDBMM_SAVED = ("_saved_batch1", "_saved_batch2", "_saved_alpha", "_saved_beta")
+_ADDMV_SAVED = ("_saved_mat", "_saved_vec", "_saved_alpha", "_saved_beta")
+_MM_SAVED = ("_saved_self", "_saved_mat2", "_saved_self_sym_sizes", "_saved_self_sym_strides", "_saved_mat2_sym_sizes", "_saved_mat2_sym_strides")
+
+# The matrix products, and matmul for each rank combination: the graph torch records
+# (folds into mm/mv, expands into bmm) depends on which operands require grad, which
+# test_ops varies.
+LINALG = [
+    Op("addmm", lambda lib, s, a, b: lib.addmm(s, a, b), (R(4), R(2, 3), R(3, 4)), "AddmmBackward0", _ADDMM_SAVED),
+    Op("addmm_beta_alpha", lambda lib, s, a, b: lib.addmm(s, a, b, beta=2, alpha=0.5), (R(2, 4), R(2, 3), R(3, 4)), "AddmmBackward0", _ADDMM_SAVED),
+    Op("addmm_method", lambda lib, s, a, b: s.addmm(a, b, alpha=-1.5), (R(2, 1), R(2, 3), R(3, 4)), "AddmmBackward0", _ADDMM_SAVED),
+    Op("addmm_linear", lambda lib, x, w, bias: lib.addmm(bias, x, w.t()), (R(2, 3), R(4, 3), R(4)), "AddmmBackward0", _ADDMM_SAVED),
+    Op("addmm_inplace", lambda lib, s, a, b: s.clone().addmm_(a, b, beta=0.5, alpha=2), (R(2, 4), R(2, 3), R(3, 4)), "AddmmBackward0", _ADDMM_SAVED),
+    Op("bmm", lambda lib, a, b: lib.bmm(a, b), (R(2, 2, 3), R(2, 3, 4)), "BmmBackward0", ("_saved_self", "_saved_mat2")),
+    Op("bmm_method", lambda lib, a, b: a.bmm(b.transpose(1, 2)), (R(2, 2, 3), R(2, 4, 3)), "BmmBackward0", ("_saved_self", "_saved_mat2")),
+    Op("baddbmm", lambda lib, s, a, b: lib.baddbmm(s, a, b, beta=2, alpha=3), (R(2, 1, 4), R(2, 2, 3), R(2, 3, 4)), "BaddbmmBackward0", _BADDBMM_SAVED),
+    Op("baddbmm_method", lambda lib, s, a, b: s.baddbmm(a, b), (R(4), R(2, 2, 3), R(2, 3, 4)), "BaddbmmBackward0", _BADDBMM_SAVED),
+    Op("baddbmm_inplace", lambda lib, s, a, b: s.clone().baddbmm_(a, b, alpha=0.5), (R(2, 2, 4), R(2, 2, 3), R(2, 3, 4)), "BaddbmmBackward0", _BADDBMM_SAVED),
+    Op("dot", lambda lib, a, b: lib.dot(a, b), (R(3), R(3)), "DotBackward0", ("_saved_self", "_saved_tensor")),
+    Op("dot_method", lambda lib, a, b: a.dot(b), (R(4), R(4)), "DotBackward0", ("_saved_self", "_saved_tensor")),
+    Op("mv", lambda lib, a, b: lib.mv(a, b), (R(2, 3), R(3)), "MvBackward0", ("_saved_self", "_saved_vec")),
+    Op("mv_method", lambda lib, a, b: a.mv(b), (R(3, 2), R(2)), "MvBackward0", ("_saved_self", "_saved_vec")),
+    Op("addmv", lambda lib, s, a, b: lib.addmv(s, a, b, beta=0.5, alpha=2), (R(2), R(2, 3), R(3)), "AddmvBackward0", _ADDMV_SAVED),
+    Op("addmv_method_broadcast", lambda lib, s, a, b: s.addmv(a, b), (R(), R(2, 3), R(3)), "AddmvBackward0", _ADDMV_SAVED),
+    Op("addmv_inplace", lambda lib, s, a, b: s.clone().addmv_(a, b, beta=2), (R(2), R(2, 3), R(3)), "AddmvBackward0", _ADDMV_SAVED),
+    Op("outer", lambda lib, a, b: lib.outer(a, b), (R(2), R(3)), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("ger", lambda lib, a, b: lib.ger(a, b), (R(3), R(2)), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("outer_method", lambda lib, a, b: a.outer(b), (R(2), R(2)), "MulBackward0"),
+    Op("ger_method", lambda lib, a, b: a.ger(b), (R(2), R(3)), "MulBackward0"),
+    Op("matmul_1d_2d", lambda lib, a, b: a @ b, (R(3), R(3, 4)), "SqueezeBackward4", ("_saved_dim", "_saved_self_sym_sizes")),
+    Op("matmul_3d_2d", lambda lib, a, b: a @ b, (R(5, 2, 3), R(3, 4)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_4d_2d", lambda lib, a, b: lib.matmul(a, b), (R(2, 3, 2, 3), R(3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_3d_2d_transposed", lambda lib, a, b: a.transpose(1, 2) @ b, (R(2, 3, 2), R(3, 4)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_3d_1d", lambda lib, a, b: a @ b, (R(2, 2, 3), R(3)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_2d_3d", lambda lib, a, b: a @ b, (R(2, 3), R(4, 3, 2)), "CloneBackward0"),
+    Op("matmul_1d_3d", lambda lib, a, b: a.matmul(b), (R(3), R(2, 3, 4)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_1d_4d", lambda lib, a, b: a @ b, (R(3), R(2, 2, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_3d_3d", lambda lib, a, b: a @ b, (R(2, 2, 3), R(2, 3, 4)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_3d_3d_batch_broadcast", lambda lib, a, b: a @ b, (R(1, 2, 3), R(3, 3, 2)), "CloneBackward0"),
+    Op("matmul_3d_3d_rhs_batch_broadcast", lambda lib, a, b: a @ b, (R(3, 2, 3), R(1, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_4d_3d", lambda lib, a, b: lib.matmul(a, b), (R(2, 3, 2, 3), R(3, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_4d_4d_broadcast", lambda lib, a, b: a @ b, (R(2, 1, 2, 3), R(1, 3, 3, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot", lambda lib, a, b: lib.tensordot(a, b), (R(2, 3, 4), R(3, 4, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot_lists", lambda lib, a, b: lib.tensordot(a, b, dims=([1, 2], [1, 0])), (R(2, 3, 4), R(4, 3, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot_size_one", lambda lib, a, b: lib.tensordot(a, b, dims=([1], [0])), (R(2, 1), R(3, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("tensordot_outer", lambda lib, a, b: lib.tensordot(a, b, dims=0), (R(2, 3), R(2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("kron", lambda lib, a, b: lib.kron(a, b), (R(2, 3), R(2, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("kron_method_broadcast_ranks", lambda lib, a, b: a.kron(b), (R(3), R(2, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("matmul_4d_1d", lambda lib, a, b: a @ b, (R(2, 2, 2, 3), R(3)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+]
+
+ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS + LINALG
 # fmt: on

@@ -124,6 +124,7 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "ProdBackward1": lambda lib, a, b, v: a.prod(-1),
     "ViewBackward0": lambda lib, a, b, v: a.view(6),
     "UnsafeViewBackward0": lambda lib, a, b, v: a.t().reshape(6),
+    "ReshapeAliasBackward0": lambda lib, a, b, v: a.t().reshape(1, 3, 2),
     "ExpandBackward0": lambda lib, a, b, v: v.expand(2, 3),
     "SqueezeBackward0": lambda lib, a, b, v: v.unsqueeze(0).squeeze(),
     "SqueezeBackward1": lambda lib, a, b, v: v.unsqueeze(0).squeeze(0),
@@ -172,6 +173,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MvBackward0": lambda lib, a, b, v: a @ v,
     "Error": lambda lib, a, b, v: _once_differentiable(lib, a),
     "BmmBackward0": lambda lib, a, b, v: a.unsqueeze(0).expand(2, 2, 3) @ b.t().unsqueeze(0).expand(2, 3, 2),
+    "AddmmBackward0": lambda lib, a, b, v: lib.addmm(v[:2], a, b.t(), beta=2),
+    "BaddbmmBackward0": lambda lib, a, b, v: lib.baddbmm(v[:2], a.unsqueeze(0), b.t().unsqueeze(0), alpha=2),
+    "AddmvBackward0": lambda lib, a, b, v: lib.addmv(v[:2], a, v),
     "TanhBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.tanh(), a),
     "SigmoidBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.sigmoid(), a),
 }

@@ -341,6 +341,7 @@ void bind_nodes(py::module_& m) {
   bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");
   bind_node<ViewBackward0>(fm, "ViewBackward0");
   bind_node<UnsafeViewBackward0>(fm, "UnsafeViewBackward0");
+  bind_node<ReshapeAliasBackward0>(fm, "ReshapeAliasBackward0");
   bind_node<ExpandBackward0>(fm, "ExpandBackward0");
   bind_node<SqueezeBackward0>(fm, "SqueezeBackward0");
   bind_node<SqueezeBackward1>(fm, "SqueezeBackward1");
@@ -376,6 +377,9 @@ void bind_nodes(py::module_& m) {
   bind_node<DotBackward0>(fm, "DotBackward0");
   bind_node<MvBackward0>(fm, "MvBackward0");
   bind_node<BmmBackward0>(fm, "BmmBackward0");
+  bind_node<AddmmBackward0>(fm, "AddmmBackward0");
+  bind_node<BaddbmmBackward0>(fm, "BaddbmmBackward0");
+  bind_node<AddmvBackward0>(fm, "AddmvBackward0");
 }
 
 }  // namespace npgrad::bindings

@@ -1,6 +1,8 @@
 // Ops as Tensor methods, operators and module functions, with torch's
 // argument conventions (Python numbers as operands, *shape varargs, dim=).
 #include "npgrad/ops/ops.h"
+#include <tuple>
+
 #include "bindings.h"
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
@@ -694,6 +696,143 @@ void def_closeness(
       "equal_nan"_a = false);
 }
 
+// torch.tensordot's dims (torch/functional.py): an int n (the last n dims of
+// a with the first n of b), a 1-element tensor, or two lists of dims.
+Tensor tensordot_impl(const Tensor& a, const Tensor& b, py::handle dims) {
+  std::optional<int64_t> count;
+  if (PyLong_Check(dims.ptr()) && !PyBool_Check(dims.ptr())) {
+    count = dims.cast<int64_t>();
+  } else if (is_tensor(dims) && dims.cast<Tensor>().numel() == 1) {
+    count = static_cast<int64_t>(kernels::item(dims.cast<Tensor>()));
+  }
+  if (count) {
+    NPGRAD_CHECK(
+        *count >= 0, "tensordot expects dims >= 0, but got dims=", *count);
+    NPGRAD_CHECK(
+        *count <= a.dim() && *count <= b.dim(),
+        "tensordot expects dims < ndim_a or ndim_b, but got dims=",
+        *count);
+    std::vector<int64_t> dims_a, dims_b;
+    for (int64_t i = 0; i < *count; ++i) {
+      dims_a.push_back(i - *count);
+      dims_b.push_back(i);
+    }
+    return ops::tensordot(a, b, dims_a, dims_b);
+  }
+  bool pair =
+      (py::isinstance<py::tuple>(dims) || py::isinstance<py::list>(dims)) &&
+      py::len(dims) == 2;
+  NPGRAD_CHECK(
+      pair,
+      "tensordot expects dims to be int or tuple[list[int], list[int]] or "
+      "list[list[int]] containing two lists, but got dims=",
+      py::str(dims).cast<std::string>());
+  py::sequence both = dims.cast<py::sequence>();
+  const char* names[2] = {"dims_self", "dims_other"};
+  std::vector<int64_t> lists[2];
+  for (int i = 0; i < 2; ++i) {
+    py::object item = both[i];
+    NPGRAD_CHECK_TYPE(
+        py::isinstance<py::tuple>(item) || py::isinstance<py::list>(item),
+        "tensordot(): argument '",
+        names[i],
+        "' (position ",
+        i + 3,
+        ") must be tuple of ints, not ",
+        Py_TYPE(item.ptr())->tp_name);
+    for (py::handle d : item) {
+      NPGRAD_CHECK_TYPE(
+          PyLong_Check(d.ptr()) && !PyBool_Check(d.ptr()),
+          "tensordot(): argument '",
+          names[i],
+          "' (position ",
+          i + 3,
+          ") must be tuple of ints, but found element of type ",
+          Py_TYPE(d.ptr())->tp_name,
+          " at pos ",
+          lists[i].size());
+      lists[i].push_back(d.cast<int64_t>());
+    }
+  }
+  return ops::tensordot(a, b, lists[0], lists[1]);
+}
+
+// The matrix products: npgrad.<name>(input, <operands>) and
+// Tensor.<name>(<operands>); for those with an input (beta * input + alpha *
+// product, beta and alpha keyword-only) also Tensor.<name>_.
+void bind_products(
+    py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
+  using Product = Tensor (*)(const Tensor&, const Tensor&);
+  const std::tuple<const char*, Product, const char*> products[] = {
+      {"bmm", &ops::bmm, "mat2"},
+      {"dot", &ops::dot, "tensor"},
+      {"mv", &ops::mv, "vec"},
+      {"outer", &ops::outer, "vec2"},
+      {"ger", &ops::outer, "vec2"},
+      {"kron", &ops::kron, "other"}};
+  for (const auto& [name, fn, operand] : products) {
+    m.def(name, fn, "input"_a, py::arg(operand));
+    cls.def(name, fn, py::arg(operand));
+  }
+  using WithInput =
+      Tensor (*)(const Tensor&, const Tensor&, const Tensor&, double, double);
+  using WithInputInplace =
+      void (*)(const Tensor&, const Tensor&, const Tensor&, double, double);
+  struct ProductWithInput {
+    const char* name;
+    const char* inplace_name;
+    WithInput fn;
+    WithInputInplace inplace;
+    const char* first;
+    const char* second;
+  };
+  const ProductWithInput with_input[] = {
+      {"addmm", "addmm_", &ops::addmm, &ops::addmm_, "mat1", "mat2"},
+      {"baddbmm",
+       "baddbmm_",
+       &ops::baddbmm,
+       &ops::baddbmm_,
+       "batch1",
+       "batch2"},
+      {"addmv", "addmv_", &ops::addmv, &ops::addmv_, "mat", "vec"}};
+  for (const auto& op : with_input) {
+    m.def(
+        op.name,
+        op.fn,
+        "input"_a,
+        py::arg(op.first),
+        py::arg(op.second),
+        py::kw_only(),
+        "beta"_a = 1.0,
+        "alpha"_a = 1.0);
+    cls.def(
+        op.name,
+        op.fn,
+        py::arg(op.first),
+        py::arg(op.second),
+        py::kw_only(),
+        "beta"_a = 1.0,
+        "alpha"_a = 1.0);
+    WithInputInplace inplace = op.inplace;
+    cls.def(
+        op.inplace_name,
+        [inplace](
+            py::object self,
+            const Tensor& a,
+            const Tensor& b,
+            double beta,
+            double alpha) {
+          inplace(self.cast<Tensor>(), a, b, beta, alpha);
+          return self;
+        },
+        py::arg(op.first),
+        py::arg(op.second),
+        py::kw_only(),
+        "beta"_a = 1.0,
+        "alpha"_a = 1.0);
+  }
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -1073,6 +1212,8 @@ void bind_ops(py::module_& m) {
         "max"_a = py::none());
     mark_torch_overloaded(m.attr(name), 1);
   }
+  bind_products(m, cls);
+  m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);
   m.def(
       "masked_fill",
       [](py::handle a, py::handle mask, py::handle value) {

@@ -493,6 +493,129 @@ tensor([[3.],
 """,
 )
 
+add_docstr_all(
+    "addmm",
+    """``beta * self + alpha * (mat1 @ mat2)``, see ``torch.addmm``.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).addmm(torch.ones(1, 3), torch.ones(3, 2), alpha=2)
+tensor([[6., 6.]])
+""",
+)
+
+add_docstr_all(
+    "addmm_",
+    """In-place ``addmm``: self becomes ``beta * self + alpha * (mat1 @ mat2)``.
+
+>>> import npgrad as torch
+>>> torch.ones(1, 2).addmm_(torch.ones(1, 3), torch.ones(3, 2), beta=0.5)
+tensor([[3.5000, 3.5000]])
+""",
+)
+
+add_docstr_all(
+    "bmm",
+    """Batched product of 3-d tensors, see ``torch.bmm``.
+
+>>> import npgrad as torch
+>>> torch.ones(2, 1, 3).bmm(torch.ones(2, 3, 1)).shape
+torch.Size([2, 1, 1])
+""",
+)
+
+add_docstr_all(
+    "baddbmm",
+    """``beta * self + alpha * bmm(batch1, batch2)``, see ``torch.baddbmm``.
+
+>>> import npgrad as torch
+>>> torch.ones(1).baddbmm(torch.ones(2, 1, 3), torch.ones(2, 3, 1)).shape
+torch.Size([2, 1, 1])
+""",
+)
+
+add_docstr_all(
+    "baddbmm_",
+    """In-place ``baddbmm``.
+
+>>> import npgrad as torch
+>>> torch.ones(1, 1, 1).baddbmm_(torch.ones(1, 1, 2), torch.ones(1, 2, 1), alpha=3)
+tensor([[[7.]]])
+""",
+)
+
+add_docstr_all(
+    "dot",
+    """The dot product with another 1-d tensor, see ``torch.dot``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).dot(torch.tensor([3.0, 4.0]))
+tensor(11.)
+""",
+)
+
+add_docstr_all(
+    "mv",
+    """Product with a vector, see ``torch.mv``.
+
+>>> import npgrad as torch
+>>> torch.ones(2, 3).mv(torch.ones(3))
+tensor([3., 3.])
+""",
+)
+
+add_docstr_all(
+    "addmv",
+    """``beta * self + alpha * (mat @ vec)``, see ``torch.addmv``.
+
+>>> import npgrad as torch
+>>> torch.ones(2).addmv(torch.ones(2, 3), torch.ones(3), alpha=2)
+tensor([7., 7.])
+""",
+)
+
+add_docstr_all(
+    "addmv_",
+    """In-place ``addmv``.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).addmv_(torch.ones(2, 3), torch.ones(3))
+tensor([3., 3.])
+""",
+)
+
+add_docstr_all(
+    "outer",
+    """The outer product with another 1-d tensor, see ``torch.outer``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).outer(torch.tensor([3.0]))
+tensor([[3.],
+        [6.]])
+""",
+)
+
+add_docstr_all(
+    "kron",
+    """The Kronecker product with ``other``, see ``torch.kron``.
+
+>>> import npgrad as torch
+>>> torch.tensor([[1.0], [2.0]]).kron(torch.ones(1, 2))
+tensor([[1., 1.],
+        [2., 2.]])
+""",
+)
+
+add_docstr_all(
+    "ger",
+    """Alias of ``outer``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0]).ger(torch.tensor([3.0]))
+tensor([[3.],
+        [6.]])
+""",
+)
+
 # The op tables' methods: from each op's entry (their in-place forms below).
 
 

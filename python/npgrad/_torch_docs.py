@@ -69,7 +69,10 @@ tensor([2., 8.])
 
 add_docstr(
     _C.matmul,
-    """Matrix product with NumPy's rules for 1-d and batched operands.
+    """Matrix product: ``dot`` for two 1-d operands, ``mv`` for 2-d by 1-d, ``mm`` for
+2-d operands, a fold of the batch dims into ``mm``/``mv`` when one operand is 1-d
+or 2-d, else ``bmm`` over the broadcast batch dims; the graph is the one torch
+records (``MmBackward0`` under an ``UnsafeViewBackward0`` for 3-d by 2-d).
 
 >>> import npgrad as torch
 >>> torch.matmul(torch.ones(2, 3), torch.ones(3)).shape
@@ -85,6 +88,118 @@ add_docstr(
 >>> a = torch.ones(2, 3, requires_grad=True)
 >>> torch.mm(a, torch.ones(3, 4)).grad_fn.name()
 'MmBackward0'
+""",
+)
+
+add_docstr(
+    _C.addmm,
+    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's
+shape (``nn.Linear``'s bias). The backward node is ``AddmmBackward0``.
+
+>>> import npgrad as torch
+>>> torch.addmm(torch.ones(2), torch.ones(1, 3), torch.ones(3, 2), beta=2, alpha=0.5)
+tensor([[3.5000, 3.5000]])
+""",
+)
+
+add_docstr(
+    _C.bmm,
+    """Batched product of 3-d tensors: ``(b, n, m) @ (b, m, p)`` gives ``(b, n, p)``.
+
+>>> import npgrad as torch
+>>> torch.bmm(torch.ones(2, 1, 3), torch.ones(2, 3, 2))
+tensor([[[3., 3.]],
+<BLANKLINE>
+        [[3., 3.]]])
+""",
+)
+
+add_docstr(
+    _C.baddbmm,
+    """``beta * input + alpha * bmm(batch1, batch2)``; ``input`` broadcasts.
+
+>>> import npgrad as torch
+>>> torch.baddbmm(torch.ones(1), torch.ones(2, 1, 3), torch.ones(2, 3, 1), alpha=2)
+tensor([[[7.]],
+<BLANKLINE>
+        [[7.]]])
+""",
+)
+
+add_docstr(
+    _C.dot,
+    """The dot product of two 1-d tensors of the same dtype.
+
+>>> import npgrad as torch
+>>> torch.dot(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
+tensor(11.)
+""",
+)
+
+add_docstr(
+    _C.mv,
+    """Product of a matrix and a vector.
+
+>>> import npgrad as torch
+>>> torch.mv(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1.0, 1.0]))
+tensor([3., 7.])
+""",
+)
+
+add_docstr(
+    _C.addmv,
+    """``beta * input + alpha * (mat @ vec)``; ``input`` broadcasts.
+
+>>> import npgrad as torch
+>>> torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(3), beta=0.5)
+tensor([3.5000, 3.5000])
+""",
+)
+
+add_docstr(
+    _C.outer,
+    """The outer product of two 1-d tensors, recorded as torch does:
+``input.reshape(-1, 1) * vec2`` (``MulBackward0`` over a ``ViewBackward0``).
+
+>>> import npgrad as torch
+>>> torch.outer(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 10.0]))
+tensor([[ 1., 10.],
+        [ 2., 20.]])
+""",
+)
+
+add_docstr(
+    _C.ger,
+    """Alias of ``outer``.
+
+>>> import npgrad as torch
+>>> torch.ger(torch.tensor([1.0, 2.0]), torch.tensor([3.0]))
+tensor([[3.],
+        [6.]])
+""",
+)
+
+add_docstr(
+    _C.tensordot,
+    """Contraction of ``a``'s dims with ``b``'s: ``dims=n`` contracts the last ``n`` dims
+of ``a`` with the first ``n`` of ``b``; ``dims=([1, 0], [0, 1])`` names them.
+
+>>> import npgrad as torch
+>>> torch.tensordot(torch.ones(2, 3, 4), torch.ones(3, 4, 5)).shape
+torch.Size([2, 5])
+>>> torch.tensordot(torch.ones(2, 3), torch.ones(3, 2), dims=([1], [0]))
+tensor([[3., 3.],
+        [3., 3.]])
+""",
+)
+
+add_docstr(
+    _C.kron,
+    """The Kronecker product; the operand with fewer dims is padded with leading 1s.
+
+>>> import npgrad as torch
+>>> torch.kron(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 10.0]))
+tensor([ 1., 10.,  2., 20.])
 """,
 )
 

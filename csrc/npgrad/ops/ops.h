@@ -195,6 +195,10 @@ Tensor slice(
 Tensor alias(const Tensor& a);
 /// A view of a's data with any geometry; offset in elements from a's data.
 Tensor as_strided(const Tensor& a, Shape sizes, Shape strides, int64_t offset);
+/// torch's _unsafe_view: a's data in new sizes, recorded as
+/// UnsafeViewBackward0 and not a view for autograd (a is private to the
+/// caller: a fresh result or copy).
+Tensor unsafe_view(const Tensor& a, Shape sizes);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
 
@@ -207,7 +211,61 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
 
 // ---- Linear algebra ----
+// beta * self + alpha * product; self broadcasts to the product's shape (the
+// in-place forms write into self, of exactly that shape).
 Tensor mm(const Tensor& a, const Tensor& b);
+Tensor addmm(
+    const Tensor& self,
+    const Tensor& mat1,
+    const Tensor& mat2,
+    double beta = 1,
+    double alpha = 1);
+void addmm_(
+    const Tensor& self,
+    const Tensor& mat1,
+    const Tensor& mat2,
+    double beta = 1,
+    double alpha = 1);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor baddbmm(
+    const Tensor& self,
+    const Tensor& batch1,
+    const Tensor& batch2,
+    double beta = 1,
+    double alpha = 1);
+void baddbmm_(
+    const Tensor& self,
+    const Tensor& batch1,
+    const Tensor& batch2,
+    double beta = 1,
+    double alpha = 1);
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor mv(const Tensor& mat, const Tensor& vec);
+Tensor addmv(
+    const Tensor& self,
+    const Tensor& mat,
+    const Tensor& vec,
+    double beta = 1,
+    double alpha = 1);
+void addmv_(
+    const Tensor& self,
+    const Tensor& mat,
+    const Tensor& vec,
+    double beta = 1,
+    double alpha = 1);
+/// torch's outer (and its alias ger): a.reshape(-1, 1) * b.
+Tensor outer(const Tensor& a, const Tensor& b);
+/// torch's tensordot: the dims_a of a contracted with the dims_b of b (a
+/// permute and reshape of each, then mm).
+Tensor tensordot(
+    const Tensor& a,
+    const Tensor& b,
+    const std::vector<int64_t>& dims_a,
+    const std::vector<int64_t>& dims_b);
+/// torch's kron: the Kronecker product (a broadcast mul between unsafe views).
+Tensor kron(const Tensor& a, const Tensor& b);
+/// torch's matmul: dot, mv, mm, a fold into mm/mv, or broadcast batches into
+/// bmm, through the views torch's _matmul_impl records.
 Tensor matmul(const Tensor& a, const Tensor& b);
 
 // ---- Backward helpers, differentiable themselves ----

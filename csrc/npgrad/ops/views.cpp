@@ -213,16 +213,29 @@ Tensor view(const Tensor& a, Shape sizes) {
 
 Tensor reshape(const Tensor& a, Shape sizes) {
   sizes = infer_size(std::move(sizes), a.numel());
-  if (compute_stride(a.sizes(), a.strides(), sizes)) {
-    return view(a, sizes);
+  if (auto strides = compute_stride(a.sizes(), a.strides(), sizes)) {
+    if (a.is_contiguous()) {
+      return view(a, sizes);
+    }
+    // A non-contiguous tensor that is still viewable: torch's _reshape_alias.
+    Tensor out = make_view_of(a, {sizes, *strides, 0});
+    if (auto node = record<ReshapeAliasBackward0>(out, a)) {
+      node->self_sizes = a.sizes();
+    }
+    return out;
   }
   // Not viewable: copy, then an unsafe view of the copy (not a view for
   // autograd: the copy is private).
-  Tensor copy = clone(a);
-  Tensor out =
-      kernels::view_as_strided(copy, sizes, contiguous_strides(sizes), 0);
-  out.impl()->version_counter = copy.impl()->version_counter;
-  if (auto node = record<UnsafeViewBackward0>(out, copy)) {
+  return unsafe_view(clone(a), sizes);
+}
+
+Tensor unsafe_view(const Tensor& a, Shape sizes) {
+  sizes = infer_size(std::move(sizes), a.numel());
+  Tensor contiguous_a = a.is_contiguous() ? a : kernels::cast(a, a.dtype());
+  Tensor out = kernels::view_as_strided(
+      contiguous_a, sizes, contiguous_strides(sizes), 0);
+  out.impl()->version_counter = a.impl()->version_counter;
+  if (auto node = record<UnsafeViewBackward0>(out, a)) {
     node->self_sizes = a.sizes();
   }
   return out;

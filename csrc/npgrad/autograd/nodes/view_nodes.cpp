@@ -12,6 +12,11 @@ void ViewBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = reshape(g[0], self_sizes);
 }
 
+void ReshapeAliasBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  out[0] = reshape(g[0], self_sizes);
+}
+
 void UnsafeViewBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = reshape(g[0], self_sizes);
 }

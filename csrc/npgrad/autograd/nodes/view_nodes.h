@@ -18,6 +18,12 @@ struct ViewBackward0 final : SizesNode {
   NPGRAD_NODE_NAME(ViewBackward0)
   void compute(const variable_list& g, variable_list& out) override;
 };
+/// reshape of a non-contiguous tensor that is still a view (torch's
+/// _reshape_alias).
+struct ReshapeAliasBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(ReshapeAliasBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
 struct UnsafeViewBackward0 final : SizesNode {
   NPGRAD_NODE_NAME(UnsafeViewBackward0)
   void compute(const variable_list& g, variable_list& out) override;
