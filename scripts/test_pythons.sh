@@ -40,7 +40,9 @@ for v in "${versions[@]}"; do
     continue
   fi
   echo "== Python $v ($exe)"
-  PYTHON="$exe" bash scripts/test_wheel.sh
+  # Random smooth programs against finite differences check math, which no
+  # CPython version changes; everything else runs.
+  PYTHON="$exe" bash scripts/test_wheel.sh --ignore=tests_py/test_fuzz_graphs.py
   tested+=("$v")
 done
 echo "== test_pythons.sh: tested on ${tested[*]:-none (no other CPython found)}"

@@ -109,6 +109,10 @@ void bind_modes(py::module_& m) {
       py::arg("check_nan") = true);
   using autograd::GradMode;
   m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("is_inference_mode_enabled", &InferenceMode::is_enabled);
+  m.def("_set_inference_mode", [](bool enabled) {
+    InferenceMode::set_enabled(enabled);
+  });
   m.def("_set_grad_enabled", [](py::handle enabled) {
     GradMode::set_enabled(
         bool_argument("set_grad_enabled", "enabled", 1, enabled));
@@ -195,6 +199,10 @@ void bind_modes(py::module_& m) {
   msgs["requires_grad_float"] = msg::kRequiresGradFloat;
   msgs["numpy_requires_grad"] = msg::kNumpyRequiresGrad;
   msgs["retain_grad_no_grad"] = msg::kRetainGradNoGrad;
+  msgs["inference_inplace"] = msg::kInferenceInplace;
+  msgs["inference_saved"] = msg::kInferenceSaved;
+  msgs["inference_requires_grad"] = msg::kInferenceRequiresGrad;
+  msgs["inference_version"] = msg::kInferenceVersion;
   m.attr("_error_messages") = msgs;
 }
 

@@ -485,7 +485,19 @@ std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
 // An index tensor from a list/tuple of ints or bools, or a Tensor.
 Tensor index_tensor(py::handle item) {
   if (is_tensor(item)) {
-    return item.cast<Tensor>();
+    auto idx = item.cast<Tensor>();
+    if (idx.dtype() == ScalarType::UInt8) {
+      // A uint8 index is a mask, as in torch's first releases.
+      if (PyErr_WarnEx(
+              PyExc_UserWarning,
+              "indexing with dtype torch.uint8 is now deprecated, please use "
+              "a dtype torch.bool instead.",
+              1) < 0) {
+        throw py::error_already_set();
+      }
+      return kernels::cast(idx, ScalarType::Bool);
+    }
+    return idx;
   }
   py::object np = py::module_::import("numpy");
   py::object arr = np.attr("asarray")(item);
@@ -519,7 +531,8 @@ Indexed apply_slicing(
     if (item.is_none() || item.ptr() == Py_Ellipsis) {
       continue;
     }
-    if (is_tensor(item) && item.cast<Tensor>().dtype() == ScalarType::Bool) {
+    if (is_tensor(item) && (item.cast<Tensor>().dtype() == ScalarType::Bool ||
+                            item.cast<Tensor>().dtype() == ScalarType::UInt8)) {
       specified += item.cast<Tensor>().dim();
     } else {
       specified += 1;
@@ -850,8 +863,7 @@ void bind_ops(py::module_& m) {
     return ops::sub(a, b);
   });
   def_binary_operator(cls, "__rsub__", [](const Tensor& a, const Tensor& b) {
-    return b.impl()->is_wrapped_number ? ops::rsub(a, kernels::item(b))
-                                       : ops::sub(b, a);
+    return b.impl()->is_wrapped_number ? ops::rsub(a, b) : ops::sub(b, a);
   });
   def_binary_operator(cls, "__mul__", [](const Tensor& a, const Tensor& b) {
     return ops::mul(a, b);

@@ -203,7 +203,7 @@ py::object dtype_object(ScalarType t) {
 ScalarType dtype_from_object(py::handle obj) {
   NPGRAD_CHECK_TYPE(
       py::isinstance<DType>(obj),
-      "expected a dtype (npgrad.float32, float64, float16, int64 or bool), "
+      "expected a dtype (npgrad.float32, float64, int64, bool, ...), "
       "got ",
       python_type_name(obj));
   return obj.cast<DType&>().type;
@@ -265,7 +265,8 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly(
           "is_signed",
           [](const DType& d) {
-            return dtype_info(d.type).category != DtypeCategory::Bool;
+            return dtype_info(d.type).category != DtypeCategory::Bool &&
+                   d.type != ScalarType::UInt8;
           })
       .def_property_readonly(
           "itemsize", [](const DType& d) { return element_size(d.type); })
@@ -277,6 +278,9 @@ void bind_tensor(py::module_& m) {
           [](const DType& d) { return scalar_type_name(d.type); })
       .def_property_readonly(
           "_log_abbrev", [](const DType& d) { return dtype_abbrev(d.type); })
+      .def_property_readonly(
+          "_legacy_type_name",
+          [](const DType& d) { return legacy_type_name(d.type); })
       // As torch's: the name, which pickle looks up as a global of the
       // type's module (npgrad._C holds every dtype object).
       .def(
@@ -363,6 +367,10 @@ void bind_tensor(py::module_& m) {
               case ScalarType::Int64:
                 return py::int_(*static_cast<const int64_t*>(self.data_ptr()));
               default:
+                // The narrower integer types are exact in a double.
+                if (is_integral(self.dtype(), false)) {
+                  return py::int_(static_cast<int64_t>(v));
+                }
                 return py::float_(v);
             }
           })
@@ -383,7 +391,15 @@ void bind_tensor(py::module_& m) {
             return reinterpret_cast<uintptr_t>(self.data_ptr());
           })
       .def_property_readonly(
-          "_version", [](const Tensor& self) { return self.version(); })
+          "_version",
+          [](const Tensor& self) {
+            NPGRAD_CHECK(
+                !self.impl()->is_inference, messages::kInferenceVersion);
+            return self.version();
+          })
+      .def(
+          "is_inference",
+          [](const Tensor& self) { return self.impl()->is_inference; })
       .def_property_readonly(
           "_base",
           [](const Tensor& self) -> py::object {

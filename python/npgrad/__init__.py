@@ -42,10 +42,14 @@ from ._C import (
     float32,
     float64,
     ger,
+    int8,
+    int16,
+    int32,
     int64,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     is_grad_enabled,
+    is_inference_mode_enabled,
     isclose,
     kron,
     log_softmax,
@@ -76,6 +80,7 @@ from ._C import (
     t,
     tensordot,
     transpose,
+    uint8,
     unbind,
     unsqueeze,
     var,
@@ -122,7 +127,7 @@ from ._size import Size
 
 # Importing _tensor installs the Python half of Tensor on the native class.
 from ._tensor import Tensor
-from .autograd.grad_mode import enable_grad, no_grad, set_grad_enabled
+from .autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .utils.dlpack import from_dlpack
 
@@ -133,6 +138,8 @@ __version__ = "0.1.0"
 float = float32  # noqa: A001
 double = float64
 half = float16
+short = int16
+int = int32  # noqa: A001
 long = int64
 
 __all__ = [
@@ -183,11 +190,17 @@ __all__ = [
     "get_rng_state",
     "half",
     "initial_seed",
+    "int",
+    "int16",
+    "int32",
     "int64",
+    "int8",
     "is_anomaly_check_nan_enabled",
     "is_anomaly_enabled",
     "is_autocast_enabled",
+    "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "is_tensor",
     "isclose",
     "kron",
@@ -227,6 +240,7 @@ __all__ = [
     "set_anomaly_enabled",
     "set_grad_enabled",
     "set_rng_state",
+    "short",
     "softmax",
     "split",
     "split_with_sizes",
@@ -240,6 +254,7 @@ __all__ = [
     "tensor",
     "tensordot",
     "transpose",
+    "uint8",
     "unbind",
     "unsqueeze",
     "var",

@@ -89,19 +89,38 @@ def _infer_array(data: Any, dtype: dtype | None) -> np.ndarray:
             _check_sequence(data)
         raise
     if dtype is not None:
+        if not isinstance(data, np.ndarray) and arr.dtype.kind in "iuf":
+            _check_integer_range(arr, dtype)
         with np.errstate(over="ignore"):  # as torch: too large for float16 is inf
             return arr.astype(_np_dtype(dtype))
     kind = arr.dtype.kind
+    # Python ints and floats become int64 and the default dtype; NumPy arrays
+    # and scalars keep a dtype npgrad has.
+    keep = isinstance(data, (np.ndarray, np.generic)) and arr.dtype in _NP_TO_DTYPE
     if kind == "b":
         return arr.astype(np.bool_)
     if kind in "iu":
-        return arr.astype(np.int64)
+        return arr if keep else arr.astype(np.int64)
     if kind == "f":
-        # Python floats become the default dtype; NumPy arrays keep theirs.
-        stored = _NP_TO_DTYPE.get(arr.dtype)
-        keep = isinstance(data, np.ndarray) and stored is not None and stored.is_floating_point
         return arr if keep else arr.astype(np.float32)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _check_integer_range(arr: np.ndarray, dtype: dtype) -> None:
+    """torch's overflow check of Python numbers stored in an integer dtype
+    (c10::overflows): floats must lie in the type's range; ints may also be
+    negative down to -max for an unsigned type, whose conversion wraps."""
+    target = _np_dtype(dtype)
+    if target.kind not in "iu" or arr.size == 0:
+        return
+    info = np.iinfo(target)
+    if arr.dtype.kind == "f":
+        ok = bool(np.isfinite(arr).all()) and arr.min() >= info.min and arr.max() <= info.max
+    else:
+        lowest = -int(info.max) if target.kind == "u" else int(info.min)
+        ok = int(arr.min()) >= lowest and int(arr.max()) <= int(info.max)
+    if not ok:
+        raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
 
 
 def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -237,12 +256,21 @@ def _full(fname: str, size: tuple[int, ...], fill_value: Any, dtype: dtype | Non
     if dtype is None:
         with np.errstate(over="ignore"):  # an overflowing float is torch's error below
             dtype = _NP_TO_DTYPE[_infer_array(fill_value, None).dtype]
-    if isinstance(fill_value, (int, float)) and dtype.is_floating_point:
+    # (Every Python int in int64's range fits; as a double, 2**63 - 1 would not.)
+    exact_int64 = dtype == int64 and isinstance(fill_value, int) and -(2**63) <= fill_value < 2**63
+    if (
+        isinstance(fill_value, (int, float))
+        and not isinstance(fill_value, bool)
+        and dtype != _C.bool
+        and not exact_int64
+    ):
         _C._check_fill_value(float(fill_value), dtype, int(np.prod(shape)))
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     with np.errstate(over="ignore", invalid="ignore"):  # the check above allows what torch rounds to inf
-        return _finish(np.full(shape, fill_value, _np_dtype(dtype)), requires_grad)
+        # Cast first: an int the check allows may wrap (-1 as uint8 is 255).
+        value = np.asarray(fill_value).astype(_np_dtype(dtype))
+        return _finish(np.full(shape, value, _np_dtype(dtype)), requires_grad)
 
 
 def arange(

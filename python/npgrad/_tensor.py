@@ -11,13 +11,14 @@ a subclass, since native code (op results, ``.grad``) creates plain
 
 from __future__ import annotations
 
+import copy
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from . import _creation, _sampling
+from . import _C, _creation, _sampling
 from ._C import Tensor
 from ._creation import _as_int
 from ._device import _cpu
@@ -123,10 +124,156 @@ def _array_protocol(self: Tensor, dtype: Any = None, copy: bool | None = None) -
     return arr.copy() if copy else arr
 
 
+def _array_wrap(self: Tensor, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Tensor:
+    """A NumPy ufunc's result on tensors as a tensor, as in torch:
+    ``np.sin(t)`` and ``t + ndarray`` are tensors; a bool result becomes
+    uint8, as torch's ``__array_wrap__`` converts it. NumPy 2's ``context``
+    and ``return_scalar`` are accepted, so NumPy does not warn.
+
+    >>> import numpy as np, npgrad as torch
+    >>> np.sin(torch.zeros(2))
+    tensor([0., 0.])
+    >>> np.greater(torch.tensor([1.0, 3.0]), 2)
+    tensor([0, 1], dtype=torch.uint8)
+    """
+    array = np.asarray(array)
+    if array.dtype == np.bool_:
+        array = array.astype(np.uint8)
+    return Tensor._from_numpy(array)
+
+
+# Note [Copying and pickling tensors]
+# As torch: copy.copy makes a new leaf over the same memory; copy.deepcopy takes graph leaves only and keeps requires_grad, the
+# .grad and the __dict__; tensors sharing memory in one deepcopy call still
+# share it (the memo maps the owning array to its copy, and each tensor is
+# rebuilt over that copy at its own offset and strides). Pickling takes any
+# tensor, writes its owning array, offset, sizes and strides, and rebuilds a
+# leaf with the same requires_grad and __dict__ but no .grad; unlike
+# deepcopy, two tensors pickled together do not share memory once loaded
+# (torch writes each storage separately too).
+_DEEPCOPY_NON_LEAF = (
+    "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  "
+    "If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, "
+    "see https://github.com/pytorch/pytorch/pull/103001"
+)
+
+
+def _owner(array: np.ndarray) -> tuple[np.ndarray, int] | None:
+    """The contiguous array whose memory ``array`` views and the view's byte
+    offset in it; None when ``array`` is its own owner (or its owner is not
+    a contiguous ndarray), so that it is copied by itself."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if root is array or not root.flags.c_contiguous:
+        return None
+    return root, array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+
+
+def _view(owner: np.ndarray, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]) -> np.ndarray:
+    return np.ndarray(shape, owner.dtype, buffer=owner, offset=offset, strides=strides)
+
+
+def _rebuild_tensor(array: np.ndarray, view: tuple[Any, ...] | None, requires_grad: bool, state: dict) -> Tensor:
+    """The tensor a pickle holds (Note [Copying and pickling tensors]):
+    ``array`` itself, or the view ``(offset, shape, strides)`` of it."""
+    t = Tensor._from_numpy(array if view is None else _view(array, *view))
+    t.requires_grad_(requires_grad)
+    t.__dict__.update(state)
+    return t
+
+
+def _deepcopy(self: Tensor, memo: dict[int, Any]) -> Tensor:
+    """``copy.deepcopy(t)`` (Note [Copying and pickling tensors]).
+
+    >>> import copy, npgrad as torch
+    >>> w = torch.ones(2, requires_grad=True)
+    >>> copy.deepcopy(w)
+    tensor([1., 1.], requires_grad=True)
+    """
+    if not self.is_leaf:
+        raise RuntimeError(_DEEPCOPY_NON_LEAF)
+    if id(self) in memo:
+        return memo[id(self)]
+    array = self._array
+    found = _owner(array)
+    if found is None:
+        data = np.array(array, copy=True)
+    else:
+        data = _view(copy.deepcopy(found[0], memo), found[1], array.shape, array.strides)
+    copied = Tensor._from_numpy(data)
+    copied.requires_grad_(self.requires_grad)
+    if self.grad is not None:
+        copied.grad = copy.deepcopy(self.grad, memo)
+    copied.__dict__.update(copy.deepcopy(self.__dict__, memo))
+    memo[id(self)] = copied
+    return copied
+
+
+def _copy(self: Tensor) -> Tensor:
+    """``copy.copy(t)``: as torch's, a new leaf over the same memory, with the
+    same requires_grad and attributes, no ``.grad``.
+
+    >>> import copy, npgrad as torch
+    >>> t = torch.zeros(2)
+    >>> c = copy.copy(t)
+    >>> c[0] = 1.0
+    >>> t
+    tensor([1., 0.])
+    """
+    copied = Tensor._from_numpy(self.detach()._array)
+    copied.requires_grad_(self.requires_grad)
+    copied.__dict__.update(self.__dict__)
+    return copied
+
+
+def _reduce_ex(self: Tensor, protocol: int) -> tuple[Any, ...]:
+    """Pickling (Note [Copying and pickling tensors]).
+
+    >>> import pickle, npgrad as torch
+    >>> pickle.loads(pickle.dumps(torch.tensor([1, 2], dtype=torch.int8)))
+    tensor([1, 2], dtype=torch.int8)
+    """
+    array = self.detach()._array
+    found = _owner(array)
+    state = dict(self.__dict__)
+    if found is None:
+        return (_rebuild_tensor, (np.array(array, copy=True), None, self.requires_grad, state))
+    # A copy of the owner: a new object for each tensor, so that the pickle
+    # memo does not make two loaded tensors share memory (as torch).
+    owner, offset = found
+    return (_rebuild_tensor, (owner.copy(), (offset, array.shape, array.strides), self.requires_grad, state))
+
+
 def _iter(self: Tensor) -> Any:
     if self.dim() == 0:
         raise TypeError("iteration over a 0-d tensor")
     return (self[i] for i in range(self._shape[0]))
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """The legacy type name (``'torch.FloatTensor'``), or, given a dtype or
+    such a name, the tensor converted to it (itself when it already is).
+
+    >>> import npgrad as torch
+    >>> t = torch.tensor([1, 2])
+    >>> t.type()
+    'torch.LongTensor'
+    >>> t.type(torch.float32)
+    tensor([1., 2.])
+    >>> t.type("torch.DoubleTensor").dtype
+    torch.float64
+    """
+    if dtype is None:
+        return self.dtype._legacy_type_name
+    if isinstance(dtype, str):
+        by_name = {d._legacy_type_name: d for d in _C._dtypes}
+        if dtype not in by_name:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = by_name[dtype]
+    elif not isinstance(dtype, _C.dtype):
+        raise TypeError("dtype must be a type, str, or dtype object")
+    return self if dtype == self.dtype else self.to(dtype)
 
 
 def _format(self: Tensor, format_spec: str) -> str:
@@ -151,9 +298,14 @@ Tensor.__array__ = _array_protocol  # type: ignore[method-assign]
 Tensor.__dlpack__ = dlpack._dlpack  # type: ignore[method-assign]
 Tensor.__dlpack_device__ = dlpack._dlpack_device  # type: ignore[method-assign]
 Tensor.__iter__ = _iter  # type: ignore[method-assign]
+Tensor.__array_wrap__ = _array_wrap  # type: ignore[attr-defined]
+Tensor.__deepcopy__ = _deepcopy  # type: ignore[attr-defined]
+Tensor.__copy__ = _copy  # type: ignore[attr-defined]
+Tensor.__reduce_ex__ = _reduce_ex  # type: ignore[method-assign,assignment]
 Tensor.__array_priority__ = 1000
 Tensor.__module__ = "npgrad"
 Tensor.__format__ = _format  # type: ignore[method-assign]
+Tensor.type = _type  # type: ignore[attr-defined]
 
 # The factories and random fills that are Tensor methods.
 for _module, _names in (

@@ -141,9 +141,20 @@ add_docstr_all(
 )
 
 add_docstr_all(
+    "is_inference",
+    """Whether the tensor was made in inference mode (``inference_mode``).
+
+>>> import npgrad as torch
+>>> with torch.inference_mode():
+...     t = torch.ones(2)
+>>> t.is_inference(), torch.ones(2).is_inference()
+(True, False)
+""",
+)
+
+add_docstr_all(
     "is_floating_point",
-    """Whether the dtype is ``float16``, ``float32`` or ``float64`` (only those
-can require grad).
+    """Whether the dtype is a floating one (only those can require grad).
 
 >>> import npgrad as torch
 >>> torch.tensor([1, 2]).is_floating_point()

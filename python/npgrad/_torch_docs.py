@@ -667,6 +667,33 @@ False
 """,
 )
 
+add_docstr(
+    _C.is_inference_mode_enabled,
+    """Whether inference mode is on for this thread (see ``inference_mode``).
+
+>>> import npgrad as torch
+>>> torch.is_inference_mode_enabled()
+False
+>>> with torch.inference_mode():
+...     torch.is_inference_mode_enabled()
+True
+""",
+)
+
+add_internal_docstr(
+    _C,
+    "_set_inference_mode",
+    """Sets this thread's inference mode; ``npgrad.inference_mode`` calls it
+(and sets grad mode to the opposite).
+
+>>> import npgrad as torch
+>>> torch._C._set_inference_mode(True)
+>>> torch.is_inference_mode_enabled()
+True
+>>> torch._C._set_inference_mode(False)
+""",
+)
+
 add_internal_docstr(
     _C,
     "_set_grad_enabled",

@@ -30,3 +30,21 @@ class min(NamedTuple):  # noqa: A001
 
     values: Tensor
     indices: Tensor
+
+
+def _structseq_repr(self: tuple) -> str:
+    """As torch prints its return types: one field per line.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([[1, 5], [3, 4]]).max(dim=1)
+    torch.return_types.max(
+    values=tensor([5, 4]),
+    indices=tensor([1, 1]))
+    """
+    fields = ",\n".join(f"{name}={value!r}" for name, value in zip(self._fields, self))  # type: ignore[attr-defined]
+    return f"torch.return_types.{type(self).__name__}(\n{fields})"
+
+
+# Every named result of this module prints as torch's.
+for _cls in [c for c in list(globals().values()) if isinstance(c, type) and issubclass(c, tuple) and c is not tuple]:
+    _cls.__repr__ = _structseq_repr  # type: ignore[method-assign]

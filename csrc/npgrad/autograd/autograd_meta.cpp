@@ -209,6 +209,9 @@ void set_requires_grad(const Tensor& t, bool value) {
     return;
   }
   NPGRAD_CHECK(!value || is_floating(t.dtype()), messages::kRequiresGradFloat);
+  NPGRAD_CHECK(
+      !value || !t.impl()->is_inference || InferenceMode::is_enabled(),
+      messages::kInferenceRequiresGrad);
   if (m == nullptr && !value) {
     return;
   }

@@ -84,6 +84,7 @@ Tensor make_view(const Tensor& base, Tensor data) {
   TensorImpl* v = data.impl();
   v->version_counter = base.impl()->version_counter;
   v->view_base = base.is_view() ? base.impl()->view_base : base.impl_ptr();
+  v->is_inference = base.impl()->is_inference;
   // The history this view gets now is current: only a later in-place write
   // makes it stale (Note [Lazy grad_fn of views]).
   v->attr_version = v->version_counter->version.load();

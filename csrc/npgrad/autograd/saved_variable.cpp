@@ -15,6 +15,10 @@ SavedVariable::SavedVariable(
   if (!t.defined()) {
     return;
   }
+  NPGRAD_CHECK(
+      !t.impl()->is_inference || t.impl()->is_wrapped_number ||
+          InferenceMode::is_enabled(),
+      messages::kInferenceSaved);
   was_defined_ = true;
   if (is_output && is_inplace_on_view) {
     is_inplace_on_view_ = true;

@@ -45,7 +45,26 @@ PyObject* operand(const Tensor& t, ScalarType dtype) {
     if (dtype == ScalarType::Bool) {
       return check(PyBool_FromLong(v != 0));
     }
-    return check(PyLong_FromLongLong(static_cast<long long>(v)));
+    // As torch converts a scalar to a narrow integer type: wrapped to its
+    // width (NumPy 2 would raise for a Python int out of range).
+    auto i = static_cast<int64_t>(v);
+    switch (dtype) {
+      case ScalarType::UInt8:
+        i = static_cast<uint8_t>(i);
+        break;
+      case ScalarType::Int8:
+        i = static_cast<int8_t>(i);
+        break;
+      case ScalarType::Int16:
+        i = static_cast<int16_t>(i);
+        break;
+      case ScalarType::Int32:
+        i = static_cast<int32_t>(i);
+        break;
+      default:
+        break;
+    }
+    return check(PyLong_FromLongLong(i));
   }
   if (t.dtype() == dtype) {
     Py_INCREF(obj(t));

@@ -68,10 +68,17 @@ struct Sub {
   static constexpr unsigned self_reads = 0;
   static constexpr unsigned other_reads = 0;
   static void check(const Tensor& self, const Tensor& other) {
+    bool self_bool = self.dtype() == ScalarType::Bool;
+    bool other_bool = other.dtype() == ScalarType::Bool;
     NPGRAD_CHECK(
-        self.dtype() != ScalarType::Bool || other.dtype() != ScalarType::Bool,
+        !(self_bool && other_bool),
         "Subtraction, the `-` operator, with two bool tensors is not "
         "supported. Use the `^` or `logical_xor()` operator instead.");
+    NPGRAD_CHECK(
+        !self_bool && !other_bool,
+        "Subtraction, the `-` operator, with a bool tensor is not supported. "
+        "If you are trying to invert a mask, use the `~` or `logical_not()` "
+        "operator instead.");
   }
   static Tensor grad_self(const Tensor& grad, const BinaryOperands&) {
     return grad;

@@ -133,7 +133,7 @@ void check_index_bounds(const Tensor& a, const std::vector<Tensor>& indices) {
     if (idx.dtype() == ScalarType::Bool) {
       return;  // a mask may cover several dims: NumPy's message stands
     }
-    if (idx.dtype() == ScalarType::Int64 &&
+    if (is_integral(idx.dtype(), false) &&
         d < static_cast<std::size_t>(a.dim())) {
       int64_t size = a.sizes()[d];
       Tensor flat = kernels::cast(idx, ScalarType::Int64);
@@ -158,7 +158,7 @@ Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
   for (const auto& idx : indices) {
     NPGRAD_CHECK_INDEX(
         !idx.defined() || idx.dtype() == ScalarType::Int64 ||
-            idx.dtype() == ScalarType::Bool,
+            idx.dtype() == ScalarType::Int32 || idx.dtype() == ScalarType::Bool,
         "tensors used as indices must be long, int, byte or bool tensors");
   }
   Tensor out;

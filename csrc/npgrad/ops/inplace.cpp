@@ -6,6 +6,9 @@
 // *original* values, (3) writes through the kernel, (4) bumps the shared
 // version counter once, and (5) rebases the tensor's history onto the new
 // node. Saved tensors of earlier nodes see the bump and refuse to unpack.
+#include <cmath>
+#include <optional>
+
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
@@ -21,6 +24,7 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <optional>
 
 namespace npgrad::ops {
 
@@ -41,6 +45,9 @@ void check_inplace(
         "refers to a single memory location. Please clone() the tensor before "
         "performing the operation.");
   }
+  NPGRAD_CHECK(
+      !self.impl()->is_inference || InferenceMode::is_enabled(),
+      messages::kInferenceInplace);
   if (inplace_observer) {
     inplace_observer(self);
   }
@@ -198,7 +205,44 @@ void fill_(const Tensor& self, double value) {
   finish_inplace(self, node);
 }
 
+namespace {
+// The range an integer fill value must lie in, and the type's name in torch's
+// overflow message (its kernels' C++ element type, not TypeMeta's name).
+// uint8 takes negative values down to -255 as torch's c10::overflows does
+// (they wrap); npgrad sees a double, so -1.0 passes too where torch refuses.
+struct IntegerFillRange {
+  double lowest, max;
+  const char* name;
+};
+std::optional<IntegerFillRange> integer_fill_range(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::UInt8:
+      return IntegerFillRange{-255, 255, "uint8_t"};
+    case ScalarType::Int8:
+      return IntegerFillRange{-128, 127, "int8_t"};
+    case ScalarType::Int16:
+      return IntegerFillRange{-32768, 32767, "int16_t"};
+    case ScalarType::Int32:
+      return IntegerFillRange{-2147483648.0, 2147483647.0, "int"};
+    case ScalarType::Int64:
+      // 2^63 is the first double past int64's range.
+      return IntegerFillRange{
+          -9223372036854775808.0, 9223372036854774784.0, "int64_t"};
+    default:
+      return std::nullopt;
+  }
+}
+}  // namespace
+
 void check_fill_value(double value, ScalarType dtype, int64_t numel) {
+  if (auto range = integer_fill_range(dtype)) {
+    NPGRAD_CHECK(
+        std::isfinite(value) && value >= range->lowest && value <= range->max,
+        "value cannot be converted to type ",
+        range->name,
+        " without overflow");
+    return;
+  }
   double max = largest_finite(dtype);
   // torch's one-element float16 fill converts without the check.
   bool checked = max > 0 && !(dtype == ScalarType::Float16 && numel == 1);

@@ -41,6 +41,9 @@ Tensor add(const Tensor& a, const Tensor& b, double alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, double alpha = 1);
 /// b - alpha * a, for a Python number b (torch's rsub(Tensor, Scalar)).
 Tensor rsub(const Tensor& a, double b, double alpha = 1);
+/// The same with b as a wrapped number, whose kind (bool, int or float)
+/// takes part in type promotion: 1 - int_tensor stays integral.
+Tensor rsub(const Tensor& a, const Tensor& b, double alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
 Tensor neg(const Tensor& a);

@@ -7,6 +7,7 @@
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/binary_ops.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 
@@ -96,7 +97,11 @@ std::shared_ptr<NodeT> record(
 }  // namespace
 
 Tensor rsub(const Tensor& a, double b, double alpha) {
-  Tensor other = wrapped_scalar(b, ScalarType::Float64);
+  return rsub(a, wrapped_scalar(b, ScalarType::Float64), alpha);
+}
+
+Tensor rsub(const Tensor& a, const Tensor& other, double alpha) {
+  binary_ops::Sub::check(other, a);
   ScalarType dt = result_type(a, other);
   Tensor scaled =
       alpha == 1 ? a : kernels::binary(Binary::Mul, a, scalar_of(alpha), dt);

@@ -326,13 +326,18 @@ Tensor any(
     std::optional<std::vector<int64_t>> dims,
     bool keepdim,
     bool is_any) {
+  // torch keeps uint8 for a uint8 input (masks were uint8 before bool).
+  ScalarType out =
+      a.dtype() == ScalarType::UInt8 ? ScalarType::UInt8 : ScalarType::Bool;
+  Tensor r;
   if (!dims) {
-    return kernels::any(a, {}, keepdim, is_any);
+    r = kernels::any(a, {}, keepdim, is_any);
+  } else if (dims->empty() && a.dim() > 0) {
+    r = kernels::cast(a, ScalarType::Bool);  // torch reduces no dim
+  } else {
+    r = kernels::any(a, wrap_dims(std::move(*dims), a.dim()), keepdim, is_any);
   }
-  if (dims->empty() && a.dim() > 0) {
-    return kernels::cast(a, ScalarType::Bool);  // torch reduces no dim
-  }
-  return kernels::any(a, wrap_dims(std::move(*dims), a.dim()), keepdim, is_any);
+  return out == ScalarType::Bool ? r : kernels::cast(r, out);
 }
 
 namespace {

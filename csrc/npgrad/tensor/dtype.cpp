@@ -17,6 +17,12 @@ std::string dtype_abbrev(ScalarType t) {
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
+  // The lattice is the table's order but for one pair, which torch joins
+  // above both: no 8-bit type holds every uint8 and every int8 value.
+  if ((a == ScalarType::UInt8 && b == ScalarType::Int8) ||
+      (a == ScalarType::Int8 && b == ScalarType::UInt8)) {
+    return ScalarType::Int16;
+  }
   return static_cast<uint8_t>(a) > static_cast<uint8_t>(b) ? a : b;
 }
 

@@ -36,6 +36,10 @@ struct Half {
 #define NPGRAD_FORALL_DTYPES(_)                                                                                       \
   /* enum     C++      torch      ATen      legacy          TypeMeta     log    category  method    NumPy      NPY_* */ \
   _(Bool,     bool,    "bool",    "Bool",   "BoolTensor",   "bool",      "b8",  Bool,     "bool",   "bool",    BOOL)    \
+  _(UInt8,    uint8_t, "uint8",   "Byte",   "ByteTensor",   "unsigned char", "u8", Integral, "byte", "uint8",  UINT8)   \
+  _(Int8,     int8_t,  "int8",    "Char",   "CharTensor",   "signed char", "i8", Integral, "char",   "int8",    INT8)    \
+  _(Int16,    int16_t, "int16",   "Short",  "ShortTensor",  "short int", "i16", Integral, "short",  "int16",   INT16)   \
+  _(Int32,    int32_t, "int32",   "Int",    "IntTensor",    "int",       "i32", Integral, "int",    "int32",   INT32)   \
   _(Int64,    int64_t, "int64",   "Long",   "LongTensor",   "long int",  "i64", Integral, "long",   "int64",   INT64)   \
   _(Float16,  Half,    "float16", "Half",   "HalfTensor",   "c10::Half", "f16", Floating, "half",   "float16", FLOAT16) \
   _(Float32,  float,   "float32", "Float",  "FloatTensor",  "float",     "f32", Floating, "float",  "float32", FLOAT32) \

@@ -46,12 +46,26 @@ void TensorImpl::move_state_to(TensorImpl& dst) {
   dst.version_counter = std::move(version_counter);
   dst.view_base = std::move(view_base);
   dst.creation_meta = creation_meta;
+  dst.is_inference = is_inference;
   dst.attr_version = attr_version;
   dst.autograd_meta = std::move(autograd_meta);
 }
 
+namespace {
+thread_local bool inference_mode_enabled = false;
+}  // namespace
+
+bool InferenceMode::is_enabled() {
+  return inference_mode_enabled;
+}
+void InferenceMode::set_enabled(bool enabled) {
+  inference_mode_enabled = enabled;
+}
+
 std::shared_ptr<TensorImpl> make_tensor_impl() {
-  return std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
+  auto impl = std::allocate_shared<TensorImpl>(PoolAllocator<TensorImpl>());
+  impl->is_inference = inference_mode_enabled;
+  return impl;
 }
 
 std::shared_ptr<VersionCounter> make_version_counter() {

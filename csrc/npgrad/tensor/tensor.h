@@ -120,6 +120,8 @@ struct TensorImpl : std::enable_shared_from_this<TensorImpl> {
   // Views: the root base (a view of a view points at the original tensor).
   std::shared_ptr<TensorImpl> view_base;
   CreationMeta creation_meta = CreationMeta::Default;
+  // Made in inference mode (Note [Inference mode]); a view inherits it.
+  bool is_inference = false;
   // Counter value when this view's grad_fn was last set (lazy regeneration).
   uint32_t attr_version = 0;
   std::unique_ptr<autograd::AutogradMeta, autograd::AutogradMetaDeleter>
@@ -178,6 +180,18 @@ using variable_list = std::vector<Tensor>;
 
 /// A new TensorImpl / version counter, each with its reference counts in one
 /// pooled block (Note [Pooled small objects] in util/pool.h).
+// Note [Inference mode]
+// As torch's c10::InferenceMode: thread-local; while it is on, grad mode is
+// off and every tensor made (except views of normal tensors) is an inference
+// tensor. Outside it, an inference tensor cannot be written in place, saved
+// for backward, set to require grad, or asked for its version. It lives in
+// this tier because every new TensorImpl reads it.
+struct InferenceMode {
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
+};
+
+/// A new TensorImpl, an inference tensor when inference mode is on.
 std::shared_ptr<TensorImpl> make_tensor_impl();
 std::shared_ptr<VersionCounter> make_version_counter();
 

@@ -49,5 +49,21 @@ inline constexpr const char* kNumpyRequiresGrad =
     "tensor.detach().numpy() instead.";
 inline constexpr const char* kRetainGradNoGrad =
     "can't retain_grad on Tensor that has requires_grad=False";
+// Inference tensors outside inference mode (Note [Inference mode]).
+inline constexpr const char* kInferenceInplace =
+    "Inplace update to inference tensor outside InferenceMode is not "
+    "allowed.You can make a clone to get a normal tensor before doing inplace "
+    "update.See https://github.com/pytorch/rfcs/pull/17 for more details.";
+inline constexpr const char* kInferenceSaved =
+    "Inference tensors cannot be saved for backward. Please do not use "
+    "Tensors created in inference mode in computation tracked by autograd. To "
+    "work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.";
+inline constexpr const char* kInferenceRequiresGrad =
+    "Setting requires_grad=True on inference tensor outside InferenceMode is "
+    "not allowed.";
+inline constexpr const char* kInferenceVersion =
+    "Inference tensors do not track version counter.";
 
 }  // namespace npgrad::messages

@@ -14,7 +14,7 @@ from . import graph
 from ._backward import backward, grad
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function
-from .grad_mode import enable_grad, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError as GradcheckError
 from .gradcheck import gradcheck, gradgradcheck
 from .variable import Variable
@@ -30,6 +30,7 @@ __all__ = [
     "grad",
     "graph",
     "enable_grad",
+    "inference_mode",
     "no_grad",
     "set_grad_enabled",
 ]

@@ -121,3 +121,40 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def clone(self) -> set_grad_enabled:
         return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Inference mode (``mode=True``): grad mode is off, and the tensors made
+    are inference tensors, which outside inference mode cannot be written in
+    place, saved for backward or made to require grad (torch's errors).
+    ``inference_mode(False)`` turns both off again (grad mode on). A context
+    manager and a decorator (also bare: ``@inference_mode``); thread-local.
+
+    >>> import npgrad as torch
+    >>> x = torch.ones(2, requires_grad=True)
+    >>> with torch.inference_mode():
+    ...     y = x * 2
+    >>> y.requires_grad, y.is_inference(), torch.is_inference_mode_enabled()
+    (False, True, False)
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+        self.prev: tuple[bool, bool] = (False, True)
+
+    def __new__(cls, mode: Any = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)
+
+    def __enter__(self) -> None:
+        self.prev = (_C.is_inference_mode_enabled(), _C.is_grad_enabled())
+        _C._set_inference_mode(bool(self.mode))
+        _C._set_grad_enabled(not self.mode)
+
+    def __exit__(self, *exc: Any) -> None:
+        _C._set_inference_mode(self.prev[0])
+        _C._set_grad_enabled(self.prev[1])
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)

@@ -177,8 +177,8 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
     The result is a leaf that does not require grad. ``copy=True`` copies,
     ``copy=False`` never copies, ``None`` copies only if needed; ``device`` may
     only name the CPU. Passing ``device`` or ``copy`` with a bare capsule is an
-    ``AssertionError``, as in torch. Deviation from torch: npgrad tensors are
-    float16, float32, float64, int64 or bool, so other dtypes raise ``TypeError``.
+    ``AssertionError``, as in torch. Deviation from torch: a dtype npgrad does
+    not have (uint16, complex64, ...) raises ``TypeError``.
 
     >>> import numpy as np, npgrad
     >>> src = np.arange(4.0).reshape(2, 2).T   # strided views work too
@@ -204,8 +204,7 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
         arr = np.asarray(_WritableAlias(arr))
     if copy and not producer_copied:  # an old producer ignored copy=True
         arr = arr.copy()
-    if arr.dtype not in [np.dtype(d._numpy_name) for d in _dtypes]:
-        raise TypeError(
-            f"npgrad.from_dlpack: npgrad tensors are float16, float32, float64, int64 or bool; got {arr.dtype}"
-        )
+    supported = [d._numpy_name for d in _dtypes]
+    if arr.dtype not in [np.dtype(name) for name in supported]:
+        raise TypeError(f"npgrad.from_dlpack: npgrad tensors are {', '.join(supported)}; got {arr.dtype}")
     return Tensor._from_numpy(arr)
