@@ -549,13 +549,8 @@ Tensor masked_scatter(
   NPGRAD_CHECK(
       n <= source.numel(),
       "Number of elements of source < number of ones in mask");
-  Tensor written = target;
-  if (!inplace) {
-    AutoGradMode no_grad(false);
-    written = contiguous(target);
-  }
   return write_into<MaskedScatterBackward0>(
-      written,
+      target,
       inplace,
       {&self, &source},
       [&](MaskedScatterBackward0& node) {
