@@ -351,5 +351,42 @@ LINALG = [
     Op("matmul_4d_1d", lambda lib, a, b: a @ b, (R(2, 2, 2, 3), R(3)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
 ]
 
-ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS + LINALG
+def _idx(lib: Any) -> Any:
+    """An index along dim 1 of a (2, 3) tensor, of shape (2, 2), with a repeat."""
+    return lib.tensor([[0, 2], [1, 1]])
+
+
+def _rows(lib: Any) -> Any:
+    return lib.tensor([1, 0, 1])
+
+
+# fmt: off
+INDEXING = [
+    Op("gather", lambda lib, a: lib.gather(a, 1, _idx(lib)), (R(2, 3),), "GatherBackward0", ("_saved_dim", "_saved_index", "_saved_self", "_saved_sparse_grad")),
+    Op("gather_method_negative_dim", lambda lib, a: a.gather(-1, _idx(lib)[:, :1]), (R(2, 3),), "GatherBackward0", ("_saved_dim", "_saved_index")),
+    Op("scatter", lambda lib, a, s: lib.scatter(a, 1, lib.tensor([[0, 2], [1, 0]]), s), (R(2, 3), R(2, 2)), "ScatterBackward0", ("_saved_dim", "_saved_index")),
+    Op("scatter_method_value", lambda lib, a: a.scatter(0, lib.tensor([[1, 0, 1]]), 0.5), (R(2, 3),), "ScatterBackward1", ("_saved_dim", "_saved_index")),
+    Op("scatter_inplace", lambda lib, a, s: a.clone().scatter_(1, lib.tensor([[2], [0]]), s), (R(2, 3), R(2, 1)), "ScatterBackward0", ("_saved_dim", "_saved_index")),
+    Op("scatter_add", lambda lib, a, s: lib.scatter_add(a, 1, _idx(lib), s), (R(2, 3), R(2, 2)), "ScatterAddBackward0", ("_saved_dim", "_saved_index")),
+    Op("scatter_add_inplace", lambda lib, a, s: (a * 1).scatter_add_(0, lib.tensor([[1, 1, 0]]), s), (R(2, 3), R(1, 3)), "ScatterAddBackward0", ("_saved_dim", "_saved_index")),
+    Op("index_select", lambda lib, a: lib.index_select(a, 1, _rows(lib)), (R(2, 3),), "IndexSelectBackward0", ("_saved_dim", "_saved_index", "_saved_self_sym_sizes")),
+    Op("index_select_method", lambda lib, a: a.index_select(-2, lib.tensor([1])), (R(2, 3),), "IndexSelectBackward0", ("_saved_dim", "_saved_index")),
+    Op("index_add", lambda lib, a, s: lib.index_add(a, 1, _rows(lib), s, alpha=2), (R(2, 3), R(2, 3)), "IndexAddBackward0", ("_saved_alpha", "_saved_dim", "_saved_index", "_saved_source", "_saved_source_dim")),
+    Op("index_add_inplace", lambda lib, a, s: a.clone().index_add_(0, lib.tensor([1]), s), (R(2, 3), R(1, 3)), "IndexAddBackward0", ("_saved_alpha", "_saved_source")),
+    Op("index_copy", lambda lib, a, s: lib.index_copy(a, 1, lib.tensor([2, 0]), s), (R(2, 3), R(2, 2)), "IndexCopyBackward0", ("_saved_dim", "_saved_index", "_saved_source", "_saved_source_dim")),
+    Op("index_copy_inplace", lambda lib, a, s: (a * 1).index_copy_(0, lib.tensor([1]), s), (R(2, 3), R(1, 3)), "IndexCopyBackward0", ("_saved_index", "_saved_source")),
+    Op("masked_select", lambda lib, a: lib.masked_select(a, _cond(lib)), (R(2, 3),), "MaskedSelectBackward0", ("_saved_mask", "_saved_self")),
+    Op("masked_select_broadcast", lambda lib, a: a.masked_select(_cond(lib)), (R(3),), "MaskedSelectBackward0", ("_saved_mask", "_saved_self")),
+    Op("masked_scatter", lambda lib, a, s: lib.masked_scatter(a, _cond(lib), s), (R(2, 3), R(5)), "MaskedScatterBackward0", ("_saved_mask", "_saved_source_sym_sizes")),
+    Op("masked_scatter_inplace", lambda lib, a, s: a.clone().masked_scatter_(_cond(lib)[0], s), (R(2, 3), R(2, 3)), "MaskedScatterBackward0", ("_saved_mask", "_saved_source_sym_sizes")),
+    Op("take_along_dim", lambda lib, a: lib.take_along_dim(a, _idx(lib), dim=1), (R(2, 3),), "GatherBackward0", ("_saved_dim", "_saved_index", "_saved_self")),
+    Op("take_along_dim_broadcast", lambda lib, a: a.take_along_dim(lib.tensor([[2, 0]]), 1), (R(2, 3),), "GatherBackward0", ("_saved_dim", "_saved_index")),
+    Op("take_along_dim_flat", lambda lib, a: lib.take_along_dim(a, lib.tensor([5, 0, 5])), (R(2, 3),), "GatherBackward0", ("_saved_dim", "_saved_index", "_saved_self")),
+    Op("index_put", lambda lib, a, v: a.index_put((lib.tensor([1, 0]),), v), (R(2, 3), R(3)), "IndexPutBackward0", ("_saved_accumulate", "_saved_indices")),
+    Op("index_put_accumulate", lambda lib, a, v: lib.index_put(a, (_rows(lib), lib.tensor([0, 2, 0])), v, accumulate=True), (R(2, 3), R(3)), "IndexPutBackward0", ("_saved_accumulate", "_saved_indices")),
+    Op("index_put_inplace", lambda lib, a, v: a.clone().index_put_((lib.tensor([0]),), v, True), (R(2, 3), R()), "IndexPutBackward0", ("_saved_accumulate", "_saved_indices")),
+]
+# fmt: on
+
+ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS + LINALG + INDEXING
 # fmt: on

@@ -8,6 +8,7 @@
 #include "npgrad/autograd/nodes/accumulate_grad.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
@@ -380,6 +381,15 @@ void bind_nodes(py::module_& m) {
   bind_node<AddmmBackward0>(fm, "AddmmBackward0");
   bind_node<BaddbmmBackward0>(fm, "BaddbmmBackward0");
   bind_node<AddmvBackward0>(fm, "AddmvBackward0");
+  bind_node<GatherBackward0>(fm, "GatherBackward0");
+  bind_node<ScatterBackward0>(fm, "ScatterBackward0");
+  bind_node<ScatterBackward1>(fm, "ScatterBackward1");
+  bind_node<ScatterAddBackward0>(fm, "ScatterAddBackward0");
+  bind_node<IndexSelectBackward0>(fm, "IndexSelectBackward0");
+  bind_node<IndexAddBackward0>(fm, "IndexAddBackward0");
+  bind_node<IndexCopyBackward0>(fm, "IndexCopyBackward0");
+  bind_node<MaskedSelectBackward0>(fm, "MaskedSelectBackward0");
+  bind_node<MaskedScatterBackward0>(fm, "MaskedScatterBackward0");
 }
 
 }  // namespace npgrad::bindings

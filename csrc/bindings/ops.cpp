@@ -23,6 +23,12 @@ constexpr const char* kWhereSignatures =
     " * (Tensor condition, Number self, Tensor other)\n"
     " * (Tensor condition, Tensor input, Number other)\n"
     " * (Tensor condition, Number self, Number other)\n";
+constexpr const char* kScatterSignatures =
+    " * (Tensor input, int dim, Tensor index, Tensor src)\n"
+    " * (Tensor input, int dim, Tensor index, Number value)\n";
+constexpr const char* kScatterMethodSignatures =
+    " * (int dim, Tensor index, Tensor src)\n"
+    " * (int dim, Tensor index, Number value)\n";
 constexpr const char* kWhereMethodSignatures =
     " * (Tensor condition, Tensor other)\n"
     " * (Tensor condition, Number other)\n";
@@ -846,6 +852,242 @@ void bind_products(
   }
 }
 
+// index_put's indices: a tuple or list of tensors, as torch's parser takes
+// them.
+std::vector<Tensor> index_tensors(
+    py::handle indices, const char* fn, int position) {
+  if (!py::isinstance<py::tuple>(indices) &&
+      !py::isinstance<py::list>(indices)) {
+    NPGRAD_CHECK_TYPE(
+        false,
+        fn,
+        "(): argument 'indices' (position ",
+        position,
+        ") must be tuple of Tensors, not ",
+        py::str(py::type::of(indices).attr("__name__")).cast<std::string>());
+  }
+  std::vector<Tensor> out;
+  std::size_t i = 0;
+  for (py::handle item : indices) {
+    NPGRAD_CHECK_TYPE(
+        is_tensor(item),
+        "expected Tensor as element ",
+        i,
+        " in argument 0, but got ",
+        py::str(py::type::of(item).attr("__name__")).cast<std::string>());
+    out.push_back(item.cast<Tensor>());
+    ++i;
+  }
+  return out;
+}
+
+// scatter's src: a tensor, or a Python number (a wrapped number of self's
+// dtype); anything else gets torch's "invalid combination" error.
+Tensor scatter_src(
+    py::handle self,
+    py::handle dim,
+    py::handle index,
+    py::handle src,
+    bool method) {
+  Tensor v = as_operand(src);
+  bool ok = is_tensor(self) && is_int_arg(dim) && is_tensor(index) &&
+            v.defined() && !py::isinstance<py::str>(src);
+  if (!ok) {
+    std::vector<py::handle> got = {dim, index, src};
+    if (!method) {
+      got.insert(got.begin(), self);
+    }
+    throw_invalid_combination(
+        method ? "scatter" : "scatter",
+        got,
+        method ? kScatterMethodSignatures : kScatterSignatures);
+  }
+  if (v.impl()->is_wrapped_number) {
+    return ops::wrapped_scalar(kernels::item(v), self.cast<Tensor>().dtype());
+  }
+  return v;
+}
+
+// An op that writes into self (Note [Ops that write into self] in
+// indexing.cpp), fn(self, args..., inplace): npgrad.<name>(input, args...)
+// and Tensor.<name>(args...) return a copy, Tensor.<name>_(args...) writes
+// into self and returns it.
+template <typename... Args, typename Fn, typename... Extra>
+void def_writing_op(
+    py::module_& m,
+    py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls,
+    const char* name,
+    const char* inplace_name,
+    Fn fn,
+    const Extra&... extra) {
+  auto copy = [fn](const Tensor& self, Args... args) {
+    return fn(self, args..., false);
+  };
+  m.def(name, copy, "input"_a, extra...);
+  cls.def(name, copy, extra...);
+  cls.def(
+      inplace_name,
+      [fn](py::object self, Args... args) {
+        fn(self.cast<Tensor>(), args..., true);
+        return self;
+      },
+      extra...);
+}
+
+// The indexing ops (indexing.cpp): npgrad.<name>(input, ...), Tensor.<name>
+// and, where torch has them, Tensor.<name>_ and npgrad.<name>_.
+void bind_indexing(
+    py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
+  def_function_and_method(
+      m,
+      cls,
+      "gather",
+      &ops::gather,
+      "dim"_a,
+      "index"_a,
+      py::kw_only(),
+      "sparse_grad"_a = false);
+  // scatter's src may be a number: its own overload in torch.
+  auto scatter = [](py::object self,
+                    py::handle dim,
+                    py::handle index,
+                    py::handle src,
+                    bool method,
+                    bool inplace) -> py::object {
+    Tensor s = scatter_src(self, dim, index, src, method);
+    Tensor out = ops::scatter(
+        self.cast<Tensor>(),
+        dim.cast<int64_t>(),
+        index.cast<Tensor>(),
+        s,
+        inplace);
+    return inplace ? self : py::cast(out);
+  };
+  m.def(
+      "scatter",
+      [scatter](
+          py::object self, py::handle dim, py::handle index, py::handle src) {
+        return scatter(self, dim, index, src, false, false);
+      },
+      "input"_a,
+      "dim"_a,
+      "index"_a,
+      "src"_a);
+  for (bool inplace : {false, true}) {
+    cls.def(
+        inplace ? "scatter_" : "scatter",
+        [scatter, inplace](
+            py::object self, py::handle dim, py::handle index, py::handle src) {
+          return scatter(self, dim, index, src, true, inplace);
+        },
+        "dim"_a,
+        "index"_a,
+        "src"_a);
+  }
+  mark_torch_overloaded(m.attr("scatter"), 1);
+  mark_torch_overloaded(cls.attr("scatter"), 1);
+  mark_torch_overloaded(cls.attr("scatter_"), 1);
+  def_writing_op<int64_t, const Tensor&, const Tensor&>(
+      m,
+      cls,
+      "scatter_add",
+      "scatter_add_",
+      &ops::scatter_add,
+      "dim"_a,
+      "index"_a,
+      "src"_a);
+  def_writing_op<int64_t, const Tensor&, const Tensor&, double>(
+      m,
+      cls,
+      "index_add",
+      "index_add_",
+      &ops::index_add,
+      "dim"_a,
+      "index"_a,
+      "source"_a,
+      py::kw_only(),
+      "alpha"_a = 1);
+  def_writing_op<int64_t, const Tensor&, const Tensor&>(
+      m,
+      cls,
+      "index_copy",
+      "index_copy_",
+      &ops::index_copy,
+      "dim"_a,
+      "index"_a,
+      "source"_a);
+  def_writing_op<const Tensor&, const Tensor&>(
+      m,
+      cls,
+      "masked_scatter",
+      "masked_scatter_",
+      &ops::masked_scatter,
+      "mask"_a,
+      "source"_a);
+  // index_put's indices: a sequence of tensors, checked here (torch names the
+  // argument's position in its error); torch also has npgrad.index_put_.
+  for (bool inplace : {false, true}) {
+    const char* name = inplace ? "index_put_" : "index_put";
+    auto put = [inplace, name](
+                   py::object self,
+                   py::handle indices,
+                   const Tensor& values,
+                   bool accumulate,
+                   int position) -> py::object {
+      Tensor out = ops::index_put(
+          self.cast<Tensor>(),
+          index_tensors(indices, name, position),
+          values,
+          accumulate,
+          inplace);
+      return inplace ? self : py::cast(out);
+    };
+    for (bool method : {false, true}) {
+      auto bound = [put, method](
+                       py::object self,
+                       py::handle indices,
+                       const Tensor& values,
+                       bool accumulate) {
+        return put(self, indices, values, accumulate, method ? 1 : 2);
+      };
+      if (method) {
+        cls.def(name, bound, "indices"_a, "values"_a, "accumulate"_a = false);
+      } else {
+        m.def(
+            name,
+            bound,
+            "input"_a,
+            "indices"_a,
+            "values"_a,
+            "accumulate"_a = false);
+      }
+    }
+  }
+  def_function_and_method(
+      m, cls, "index_select", &ops::index_select, "dim"_a, "index"_a);
+  def_function_and_method(
+      m, cls, "masked_select", &ops::masked_select, "mask"_a);
+  def_function_and_method(
+      m,
+      cls,
+      "take_along_dim",
+      &ops::take_along_dim,
+      "indices"_a,
+      "dim"_a = py::none());
+  def_function_and_method(
+      m,
+      cls,
+      "nonzero",
+      [](const Tensor& self, bool tuple) -> py::object {
+        if (tuple) {
+          return as_tuple(ops::nonzero_tuple(self));
+        }
+        return py::cast(ops::nonzero(self));
+      },
+      py::kw_only(),
+      "as_tuple"_a = false);
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -1225,6 +1467,7 @@ void bind_ops(py::module_& m) {
     mark_torch_overloaded(m.attr(name), 1);
   }
   bind_products(m, cls);
+  bind_indexing(m, cls);
   m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);
   m.def(
       "masked_fill",
@@ -1253,18 +1496,25 @@ void bind_ops(py::module_& m) {
   m.def("equal", &ops::equal, "input"_a, "other"_a);
   m.def(
       "where",
-      [](const Tensor& cond, py::handle a, py::handle b) {
+      [](const Tensor& cond, py::handle a, py::handle b) -> py::object {
+        if (a.is_none() && b.is_none()) {
+          return as_tuple(ops::nonzero_tuple(cond));
+        }
         Tensor input = as_operand(a);
         Tensor other = as_operand(b);
         if (!input.defined() || !other.defined()) {
-          throw_invalid_combination(
-              "where", {py::cast(cond), a, b}, kWhereSignatures);
+          py::object c = py::cast(cond);
+          std::vector<py::handle> got = {c, a};
+          if (!b.is_none()) {
+            got.push_back(b);
+          }
+          throw_invalid_combination("where", got, kWhereSignatures);
         }
-        return ops::where(cond, input, other);
+        return py::cast(ops::where(cond, input, other));
       },
       "condition"_a,
-      "input"_a,
-      "other"_a);
+      "input"_a = py::none(),
+      "other"_a = py::none());
   mark_torch_overloaded(m.attr("where"), 2);
   m.def(
       "sum",

@@ -698,6 +698,122 @@ tensor([ 1., -1.])
 )
 
 add_docstr_all(
+    "gather",
+    """The elements at the positions ``index`` gives along ``dim``; see :func:`torch.gather`.
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> t.gather(1, torch.tensor([[0], [0]]))
+tensor([[1.],
+        [3.]])
+""",
+)
+
+add_docstr_all(
+    "scatter",
+    """A copy with ``src`` (or a number) written at the positions ``index`` gives along ``dim``; see :func:`torch.scatter`.
+
+>>> import npgrad as torch
+>>> torch.zeros(3).scatter(0, torch.tensor([1]), 2.0)
+tensor([0., 2., 0.])
+""",
+)
+
+add_docstr_all(
+    "scatter_add",
+    """A copy with ``src`` added at the positions ``index`` gives along ``dim``; see :func:`torch.scatter_add`.
+
+>>> import npgrad as torch
+>>> torch.zeros(3).scatter_add(0, torch.tensor([1, 1]), torch.tensor([1.0, 2.0]))
+tensor([0., 3., 0.])
+""",
+)
+
+add_docstr_all(
+    "index_select",
+    """The slices along ``dim`` at the positions ``index``; see :func:`torch.index_select`.
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> t.index_select(1, torch.tensor([0]))
+tensor([[1.],
+        [3.]])
+""",
+)
+
+add_docstr_all(
+    "index_add",
+    """A copy with ``alpha * source`` added at the slices ``index``; see :func:`torch.index_add`.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).index_add(0, torch.tensor([1]), torch.tensor([3.0]))
+tensor([0., 3.])
+""",
+)
+
+add_docstr_all(
+    "index_copy",
+    """A copy with the slices of ``source`` written at the slices ``index``; see :func:`torch.index_copy`.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).index_copy(0, torch.tensor([1]), torch.tensor([3.0]))
+tensor([0., 3.])
+""",
+)
+
+add_docstr_all(
+    "masked_select",
+    """The elements where the bool ``mask`` is true, as a 1-D tensor; see :func:`torch.masked_select`.
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> t.masked_select(torch.tensor([True, False]))
+tensor([1., 3.])
+""",
+)
+
+add_docstr_all(
+    "masked_scatter",
+    """A copy with ``source``'s first elements written where ``mask`` is true; see :func:`torch.masked_scatter`.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).masked_scatter(torch.tensor([True, False]), torch.tensor([9.0]))
+tensor([9., 0.])
+""",
+)
+
+add_docstr_all(
+    "take_along_dim",
+    """gather of self and ``indices`` broadcast outside ``dim``; see :func:`torch.take_along_dim`.
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> t.take_along_dim(torch.tensor([3, 0]))
+tensor([4., 1.])
+""",
+)
+
+add_docstr_all(
+    "nonzero",
+    """The positions of the nonzero elements; see :func:`torch.nonzero`.
+
+>>> import npgrad as torch
+>>> torch.tensor([0, 3, 0]).nonzero()
+tensor([[1]])
+""",
+)
+
+add_docstr_all(
+    "index_put",
+    """A copy with ``values`` written (or added) at ``self[indices]``; see :func:`torch.index_put`.
+
+>>> import npgrad as torch
+>>> torch.zeros(2).index_put((torch.tensor([1]),), torch.tensor(5.0))
+tensor([0., 5.])
+""",
+)
+
+add_docstr_all(
     "nan_to_num",
     """NaN, positive and negative infinity replaced; see :func:`torch.nan_to_num`.
 
@@ -1178,6 +1294,42 @@ for _name, _what, _example, _out in (
         "Writes ``value`` where the bool ``mask`` (broadcast to self's shape) is true",
         "x.masked_fill_(torch.tensor([True, False]), 3.0)",
         "tensor([3., 1.])",
+    ),
+    (
+        "scatter_",
+        "Writes ``src`` (or a number) at the positions ``index`` gives along ``dim``",
+        "x.scatter_(0, torch.tensor([1]), 5.0)",
+        "tensor([1., 5.])",
+    ),
+    (
+        "scatter_add_",
+        "Adds ``src`` at the positions ``index`` gives along ``dim``",
+        "x.scatter_add_(0, torch.tensor([1, 1]), torch.tensor([2.0, 3.0]))",
+        "tensor([1., 6.])",
+    ),
+    (
+        "index_add_",
+        "Adds ``alpha * source`` at the slices ``index`` gives along ``dim``",
+        "x.index_add_(0, torch.tensor([0]), torch.tensor([2.0]), alpha=2)",
+        "tensor([5., 1.])",
+    ),
+    (
+        "index_copy_",
+        "Writes the slices of ``source`` at the slices ``index`` gives along ``dim``",
+        "x.index_copy_(0, torch.tensor([1]), torch.tensor([7.0]))",
+        "tensor([1., 7.])",
+    ),
+    (
+        "masked_scatter_",
+        "Writes the first elements of ``source`` where the bool ``mask`` is true",
+        "x.masked_scatter_(torch.tensor([False, True]), torch.tensor([4.0, 5.0]))",
+        "tensor([1., 4.])",
+    ),
+    (
+        "index_put_",
+        "Writes (or with ``accumulate=True`` adds) ``values`` at ``self[indices]``",
+        "x.index_put_((torch.tensor([0]),), torch.tensor(3.0), accumulate=True)",
+        "tensor([4., 1.])",
     ),
     (
         "nan_to_num_",

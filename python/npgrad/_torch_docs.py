@@ -279,6 +279,164 @@ tensor([0., 2., 0.])
 )
 
 add_docstr(
+    _C.gather,
+    """The elements of ``input`` at the positions ``index`` gives along ``dim``:
+``out[i][j] = input[i][index[i][j]]`` for ``dim=1``. ``index`` is an int64 tensor of
+``input``'s rank, no larger than ``input`` outside ``dim``; the result has its shape.
+The gradient is scattered (added) back into zeros (``GatherBackward0``);
+``sparse_grad`` is accepted and saved, the gradient is always dense.
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> torch.gather(t, 1, torch.tensor([[1], [0]]))
+tensor([[2.],
+        [3.]])
+""",
+)
+
+add_docstr(
+    _C.scatter,
+    """A copy of ``input`` with the elements of ``src`` (or the number ``value``)
+written at the positions ``index`` gives along ``dim``: ``out[i][index[i][j]] =
+src[i][j]`` for ``dim=1``. ``src`` contributes its leading block of ``index``'s
+shape. ``ScatterBackward0`` with a tensor (``src`` gets the gradient gathered back),
+``ScatterBackward1`` with a number.
+
+>>> import npgrad as torch
+>>> src = torch.tensor([[5.0], [6.0]])
+>>> torch.scatter(torch.zeros(2, 2), 1, torch.tensor([[1], [0]]), src)
+tensor([[0., 5.],
+        [6., 0.]])
+""",
+)
+
+add_docstr(
+    _C.scatter_add,
+    """As :func:`torch.scatter`, but the elements of ``src`` are added, so that
+repeated positions accumulate (``ScatterAddBackward0``).
+
+>>> import npgrad as torch
+>>> torch.scatter_add(torch.zeros(3), 0, torch.tensor([0, 2, 0]), torch.tensor([1.0, 2.0, 3.0]))
+tensor([4., 0., 2.])
+""",
+)
+
+add_docstr(
+    _C.index_select,
+    """The slices of ``input`` along ``dim`` at the positions of the int64 vector
+``index``, in its order (``IndexSelectBackward0``: the gradient is added back).
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> torch.index_select(t, 0, torch.tensor([1, 1]))
+tensor([[3., 4.],
+        [3., 4.]])
+""",
+)
+
+add_docstr(
+    _C.index_add,
+    """A copy of ``input`` with ``alpha * source`` added at the slices ``index``
+gives along ``dim`` (repeated positions accumulate). ``source`` has ``input``'s
+shape except along ``dim``, where it has one slice per index (``IndexAddBackward0``).
+
+>>> import npgrad as torch
+>>> torch.index_add(torch.zeros(3), 0, torch.tensor([0, 2]), torch.tensor([1.0, 2.0]), alpha=2)
+tensor([2., 0., 4.])
+""",
+)
+
+add_docstr(
+    _C.index_copy,
+    """A copy of ``input`` with the slices of ``source`` written at the slices
+``index`` gives along ``dim`` (``IndexCopyBackward0``: ``input`` gets no gradient where
+it was overwritten).
+
+>>> import npgrad as torch
+>>> torch.index_copy(torch.zeros(3), 0, torch.tensor([2, 0]), torch.tensor([1.0, 2.0]))
+tensor([2., 0., 1.])
+""",
+)
+
+add_docstr(
+    _C.masked_select,
+    """A 1-D tensor of the elements of ``input`` where the bool ``mask`` is true (the
+two broadcast together), in row-major order (``MaskedSelectBackward0``).
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> torch.masked_select(t, t > 2)
+tensor([3., 4.])
+""",
+)
+
+add_docstr(
+    _C.masked_scatter,
+    """A copy of ``input`` (broadcast with ``mask``) with the first elements of
+``source``, in order, written where the bool ``mask`` is true
+(``MaskedScatterBackward0``).
+
+>>> import npgrad as torch
+>>> torch.masked_scatter(torch.zeros(3), torch.tensor([True, False, True]), torch.tensor([1.0, 2.0]))
+tensor([1., 0., 2.])
+""",
+)
+
+add_docstr(
+    _C.take_along_dim,
+    """:func:`torch.gather` of ``input`` and ``indices`` broadcast to each other
+outside ``dim`` (torch's composite: ``ExpandBackward0`` below ``GatherBackward0``); with
+``dim=None``, of both flattened.
+
+>>> import npgrad as torch
+>>> t = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> torch.take_along_dim(t, torch.tensor([[1], [0]]), dim=1)
+tensor([[2.],
+        [3.]])
+""",
+)
+
+add_docstr(
+    _C.nonzero,
+    """The positions of the nonzero elements of ``input``: an int64 tensor with a
+row per element and a column per dim; with ``as_tuple=True`` a tuple of one int64
+tensor per dim (as ``torch.where(condition)``). Not differentiable.
+
+>>> import npgrad as torch
+>>> torch.nonzero(torch.tensor([0.0, 1.0, 2.0]))
+tensor([[1],
+        [2]])
+>>> torch.nonzero(torch.tensor([[0, 1], [1, 0]]), as_tuple=True)
+(tensor([0, 1]), tensor([1, 0]))
+""",
+)
+
+add_docstr(
+    _C.index_put,
+    """A copy of ``input`` with ``values`` (of ``input``'s dtype, broadcast to the
+indexed shape) written at ``input[indices]``, ``indices`` a tuple of int64 or bool
+tensors; with ``accumulate=True`` added, repeated positions accumulating
+(``IndexPutBackward0``).
+
+>>> import npgrad as torch
+>>> torch.index_put(torch.zeros(3), (torch.tensor([0, 0]),), torch.tensor(1.0), accumulate=True)
+tensor([2., 0., 0.])
+""",
+)
+
+add_docstr(
+    _C.index_put_,
+    """``input[indices] = values`` (added with ``accumulate=True``), and returns
+``input``; see :func:`torch.index_put`.
+
+>>> import npgrad as torch
+>>> x = torch.zeros(3)
+>>> torch.index_put_(x, (torch.tensor([1]),), torch.tensor(5.0))
+tensor([0., 5., 0.])
+""",
+)
+
+add_docstr(
     _C.nan_to_num,
     """Replaces NaN with ``nan`` (default 0), positive infinity with ``posinf`` and
 negative infinity with ``neginf`` (default the dtype's largest and lowest finite

@@ -1,4 +1,5 @@
-// Joining and advanced indexing: concatenate, index and index_put.
+// Joining and advanced indexing: concatenate, index and index_put, the
+// addressing of gather and scatter, nonzero.
 #include "npgrad/kernels/internal.h"
 
 namespace npgrad::kernels {
@@ -51,6 +52,45 @@ void index_put(
   } else if (PyObject_SetItem(obj(a), idx.p, v.p) < 0) {
     throw_python_error();
   }
+}
+
+std::vector<Tensor> along_dim_indices(const Tensor& index, int64_t dim) {
+  std::vector<Tensor> indices;
+  int64_t nd = index.dim();
+  indices.reserve(static_cast<std::size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d == dim) {
+      indices.push_back(index);
+      continue;
+    }
+    Ref range(
+        PyArray_Arange(0, static_cast<double>(index.sizes()[d]), 1, NPY_INT64));
+    std::vector<npy_intp> shape(static_cast<std::size_t>(nd), 1);
+    shape[static_cast<std::size_t>(d)] = index.sizes()[d];
+    PyArray_Dims dims{shape.data(), static_cast<int>(nd)};
+    indices.push_back(wrap_array(check(PyArray_Newshape(
+        reinterpret_cast<PyArrayObject*>(range.p), &dims, NPY_CORDER))));
+  }
+  return indices;
+}
+
+std::optional<int64_t> first_outside(
+    const Tensor& index, int64_t low, int64_t high) {
+  Ref c(PyArray_FROMANY(obj(index), NPY_INT64, 0, 0, NPY_ARRAY_C_CONTIGUOUS));
+  auto* a = reinterpret_cast<PyArrayObject*>(c.p);
+  const auto* data = static_cast<const int64_t*>(PyArray_DATA(a));
+  npy_intp n = PyArray_SIZE(a);
+  for (npy_intp i = 0; i < n; ++i) {
+    if (data[i] < low || data[i] >= high) {
+      return data[i];
+    }
+  }
+  return std::nullopt;
+}
+
+Tensor nonzero(const Tensor& a) {
+  PyObject* args[1] = {obj(a)};
+  return wrap_array(check(PyObject_Vectorcall(np_.argwhere, args, 1, nullptr)));
 }
 
 }  // namespace npgrad::kernels

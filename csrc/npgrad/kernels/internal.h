@@ -48,6 +48,7 @@ struct NumpyFunctions {
   PyObject* copyto;
   PyObject* isnan;
   PyObject* any;
+  PyObject* argwhere;
   PyObject* str_axis;
   PyObject* str_dtype;
   PyObject* str_keepdims;

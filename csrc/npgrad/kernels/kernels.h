@@ -167,6 +167,17 @@ void index_put(
     const std::vector<Tensor>& indices,
     const Tensor& values,
     bool accumulate);
+/// The advanced indices that address, for every element of `index`, the
+/// element of a tensor at the same position except along dim, where `index`
+/// gives the position (gather's and scatter's addressing): `index` itself at
+/// dim, an arange shaped to broadcast along each other dim.
+std::vector<Tensor> along_dim_indices(const Tensor& index, int64_t dim);
+/// The first element of the integer tensor `index` (in row-major order)
+/// outside [low, high), if any.
+std::optional<int64_t> first_outside(
+    const Tensor& index, int64_t low, int64_t high);
+/// The positions of the nonzero elements: an int64 tensor (count, a.dim()).
+Tensor nonzero(const Tensor& a);
 
 /// True when t is the only owner of its data: nobody can observe an in-place
 /// write into it (used to steal or accumulate gradients in place).

@@ -112,6 +112,7 @@ void init() {
   np_.copyto = get("copyto");
   np_.isnan = get("isnan");
   np_.any = get("any");
+  np_.argwhere = get("argwhere");
   np_.str_axis = PyUnicode_InternFromString("axis");
   np_.str_dtype = PyUnicode_InternFromString("dtype");
   np_.str_keepdims = PyUnicode_InternFromString("keepdims");

@@ -119,10 +119,6 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   return out;
 }
 
-namespace {
-// torch's out-of-bounds error for the first bad value of an integer index
-// ("dimension" counts the index tensors, as torch's index kernel does). Run
-// when NumPy has refused the indexing, to replace its message.
 void check_index_bounds(const Tensor& a, const std::vector<Tensor>& indices) {
   int64_t indexer = 0;
   for (std::size_t d = 0; d < indices.size(); ++d) {
@@ -136,31 +132,30 @@ void check_index_bounds(const Tensor& a, const std::vector<Tensor>& indices) {
     if (is_integral(idx.dtype(), false) &&
         d < static_cast<std::size_t>(a.dim())) {
       int64_t size = a.sizes()[d];
-      Tensor flat = kernels::cast(idx, ScalarType::Int64);
-      const auto* values = static_cast<const int64_t*>(flat.data_ptr());
-      for (int64_t k = 0; k < flat.numel(); ++k) {
-        NPGRAD_CHECK_INDEX(
-            values[k] >= -size && values[k] < size,
-            "index ",
-            values[k],
-            " is out of bounds for dimension ",
-            indexer,
-            " with size ",
-            size);
-      }
+      std::optional<int64_t> bad = kernels::first_outside(idx, -size, size);
+      NPGRAD_CHECK_INDEX(
+          !bad,
+          "index ",
+          bad.value_or(0),
+          " is out of bounds for dimension ",
+          indexer,
+          " with size ",
+          size);
     }
     ++indexer;
   }
 }
-}  // namespace
-
-Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
+void check_index_tensors(const std::vector<Tensor>& indices) {
   for (const auto& idx : indices) {
     NPGRAD_CHECK_INDEX(
         !idx.defined() || idx.dtype() == ScalarType::Int64 ||
             idx.dtype() == ScalarType::Int32 || idx.dtype() == ScalarType::Bool,
         "tensors used as indices must be long, int, byte or bool tensors");
   }
+}
+
+Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
+  check_index_tensors(indices);
   Tensor out;
   try {
     out = kernels::index(a, indices);

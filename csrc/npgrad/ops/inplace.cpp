@@ -342,22 +342,4 @@ void nan_to_num_(
   finish_inplace(self, node);
 }
 
-void index_put_(
-    const Tensor& self,
-    const std::vector<Tensor>& indices,
-    const Tensor& value) {
-  bool rg = compute_requires_grad({&self, &value});
-  check_inplace(self, rg);
-  std::shared_ptr<Node> node;
-  if (rg) {
-    auto n = make_inplace_node<IndexPutBackward0>({&self, &value});
-    for (const auto& idx : indices) {
-      n->indices_.items.emplace_back(idx, false);
-    }
-    node = n;
-  }
-  kernels::index_put(self, indices, value, false);
-  finish_inplace(self, node);
-}
-
 }  // namespace npgrad::ops

@@ -9,6 +9,7 @@
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/ops/recording.h"
 #include "npgrad/ops/unary_ops.h"
 #include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
@@ -24,17 +25,6 @@ std::shared_ptr<NodeT> make_product_node(
     std::initializer_list<const Tensor*> inputs) {
   auto node = make_node<NodeT>();
   node->set_next_edges(collect_next_edges(inputs));
-  return node;
-}
-
-template <typename NodeT>
-std::shared_ptr<NodeT> record(
-    const Tensor& out, std::initializer_list<const Tensor*> inputs) {
-  if (!compute_requires_grad(inputs)) {
-    return nullptr;
-  }
-  auto node = make_product_node<NodeT>(inputs);
-  set_history(out, node);
   return node;
 }
 

@@ -212,6 +212,66 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 /// Advanced indexing; indices[d] undefined = full slice of dim d.
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
+/// torch's error for an index tensor of a dtype that cannot index.
+void check_index_tensors(const std::vector<Tensor>& indices);
+/// torch's out-of-bounds error for the first bad value of an integer index
+/// of a[indices] ("dimension" counts the index tensors, as torch's index
+/// kernel does).
+void check_index_bounds(const Tensor& a, const std::vector<Tensor>& indices);
+
+// ---- Indexing by index tensors and masks (indexing.cpp) ----
+// The ops that write into self take `inplace`: false writes into a copy of
+// self and returns it, true writes into self through the mutation path and
+// returns self (Note [Ops that write into self]). dim is saved as given.
+Tensor gather(
+    const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+/// src a tensor (ScatterBackward0) or a wrapped number (ScatterBackward1).
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    bool inplace);
+Tensor scatter_add(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    bool inplace);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor index_add(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    double alpha,
+    bool inplace);
+Tensor index_copy(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& source,
+    bool inplace);
+/// The elements of self where the bool mask (broadcast together) is true.
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+/// source's first elements, in order, written where the mask is true.
+Tensor masked_scatter(
+    const Tensor& self, const Tensor& mask, const Tensor& source, bool inplace);
+/// torch's composite: gather of the broadcast operands (ExpandBackward0
+/// below GatherBackward0), or of the flattened ones without a dim.
+Tensor take_along_dim(
+    const Tensor& self, const Tensor& indices, std::optional<int64_t> dim);
+/// The positions of the nonzero elements, (count, dim) int64; no graph.
+Tensor nonzero(const Tensor& self);
+/// nonzero as one int64 tensor per dim (a 0-dim self counts as 1-dim).
+std::vector<Tensor> nonzero_tuple(const Tensor& self);
+/// torch's index_put: values of self's dtype (or a wrapped number).
+Tensor index_put(
+    const Tensor& self,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    bool accumulate,
+    bool inplace);
 
 // ---- Linear algebra ----
 // beta * self + alpha * product; self broadcasts to the product's shape (the
@@ -343,7 +403,8 @@ void nan_to_num_(
     std::optional<double> nan,
     std::optional<double> posinf,
     std::optional<double> neginf);
-/// self[indices] = value for advanced indexing of a tensor needing no grad.
+/// self[indices] = value (advanced indexing's __setitem__; value of any
+/// dtype, converted to self's).
 void index_put_(
     const Tensor& self,
     const std::vector<Tensor>& indices,

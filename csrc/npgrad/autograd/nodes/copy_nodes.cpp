@@ -147,7 +147,9 @@ void IndexPutBackward0::compute(const variable_list& g, variable_list& out) {
   for (const auto& sv : indices_.items) {
     indices.push_back(sv.unpack());
   }
-  if (task_should_compute_output(0)) {
+  if (task_should_compute_output(0) && accumulate) {
+    out[0] = g[0];
+  } else if (task_should_compute_output(0)) {
     Tensor self_grad = ops::clone(g[0]);
     ops::index_put_(
         self_grad, indices, ops::wrapped_scalar(0, ScalarType::Int64));

@@ -134,14 +134,15 @@ struct CopySlices final : FormulaNode {
   std::shared_ptr<Node> fn;
 };
 
-/// x[index_tensor] = values on a tensor that requires grad.
+/// index_put (x[index_tensor] = values) on a tensor that requires grad.
 struct IndexPutBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(IndexPutBackward0)
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
-    v.boolean("_saved_accumulate", false);
+    v.boolean("_saved_accumulate", accumulate);
     v.tensor_list("_saved_indices", indices_);
   }
+  bool accumulate = false;
   SavedVariableList indices_;
 };
 
