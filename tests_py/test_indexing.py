@@ -315,3 +315,39 @@ def test_argument_errors(ng: Any, torch_ref: Any, call: Any, got: str) -> None:
         with pytest.raises(TypeError) as error:
             call(lib)
         assert f"received an invalid combination of arguments - got {got}, but expected one of:\n" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        "lib.gather(x, 1, i32)",
+        "x.index_select(1, i32[0])",
+        "x.index_add(1, i32[0], lib.ones(2, 3))",
+        "x.scatter(1, i32, 1.0)",
+        "x.scatter_add(1, i32, lib.ones(1, 3))",
+        "x.index_put((i32[0, :2],), lib.tensor(1.0))",
+    ],
+)
+def test_int32_indices(ng: Any, torch_ref: Any, expr: str) -> None:
+    def facts(lib: Any) -> Any:
+        x = lib.arange(6.0).reshape(2, 3)
+        i32 = lib.tensor([[2, 0, 1]], dtype=lib.int32)
+        return eval(expr).tolist()
+
+    assert facts(ng) == facts(torch_ref)
+
+
+@pytest.mark.parametrize(
+    ("expr", "key"),
+    [
+        ("x.index_copy(1, i32[0], lib.ones(2, 3))", "index_copy_(): Expected a long tensor for index, but got Int"),
+        ("lib.take_along_dim(x, i32, 1)", "dtype of indices should be Long but got Int"),
+    ],
+)
+def test_int32_indices_where_torch_wants_int64(expr: str, key: str) -> None:
+    def call(lib: Any) -> Any:
+        x = lib.arange(6.0).reshape(2, 3)
+        i32 = lib.tensor([[2, 0, 1]], dtype=lib.int32)
+        return eval(expr)
+
+    assert_same_error(call, key)

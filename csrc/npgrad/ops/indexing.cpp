@@ -76,7 +76,8 @@ std::string sizes_str(const Tensor& t) {
 }
 
 bool is_index_dtype(const Tensor& index) {
-  return index.dtype() == ScalarType::Int64;
+  return index.dtype() == ScalarType::Int64 ||
+         index.dtype() == ScalarType::Int32;
 }
 
 // torch's check that every value of `index` addresses dim d of a tensor of
