@@ -863,6 +863,17 @@ std::vector<int64_t> int_list_arg(
           python_type_name(v)));
 }
 
+// shape_from_args for an argument torch requires (flip(*dims), repeat).
+Shape required_shape_args(
+    const py::args& args, const char* fn, const char* arg) {
+  if (args.empty()) {
+    throw TypeError(
+        detail::str_cat(
+            fn, "() missing 1 required positional arguments: \"", arg, "\""));
+  }
+  return shape_from_args(args, fn, arg);
+}
+
 std::optional<int64_t> optional_int(py::handle v) {
   if (v.is_none()) {
     return std::nullopt;
@@ -919,7 +930,7 @@ void bind_shape_ops(
       "input"_a,
       "dims"_a);
   cls.def("flip", [](const Tensor& a, const py::args& dims) {
-    return ops::flip(a, shape_from_args(dims, "flip", "dims"));
+    return ops::flip(a, required_shape_args(dims, "flip", "dims"));
   });
   def_function_and_method(m, cls, "fliplr", [](const Tensor& a) {
     NPGRAD_CHECK(a.dim() >= 2, "Input must be >= 2-d.");
@@ -943,7 +954,7 @@ void bind_shape_ops(
       "shifts"_a,
       "dims"_a = py::tuple());
   cls.def("repeat", [](const Tensor& a, const py::args& repeats) {
-    return ops::repeat(a, shape_from_args(repeats, "repeat", "repeats"));
+    return ops::repeat(a, required_shape_args(repeats, "repeat", "repeats"));
   });
   m.def(
       "tile",
@@ -953,7 +964,7 @@ void bind_shape_ops(
       "input"_a,
       "dims"_a);
   cls.def("tile", [](const Tensor& a, const py::args& dims) {
-    return ops::tile(a, shape_from_args(dims, "tile", "dims"));
+    return ops::tile(a, required_shape_args(dims, "tile", "dims"));
   });
   def_function_and_method(
       m,
