@@ -189,6 +189,25 @@ def test_recorded_graphs_match_torch(ng, op):
     np.testing.assert_array_equal(grad, expected_grad)
 
 
+# fmt: off
+LAYOUTS = [
+    pytest.param(lambda t: t.flip(0), id="flip"),
+    pytest.param(lambda t: t.roll(1, 0), id="roll"),
+    pytest.param(lambda t: t.triu(), id="triu"),
+    pytest.param(lambda t: t.repeat(1, 1), id="repeat"),
+    pytest.param(lambda t: t.diag_embed(), id="diag_embed"),
+]
+# fmt: on
+
+
+@pytest.mark.parametrize("make", LAYOUTS)
+def test_result_strides_of_a_transposed_input(ng, make):
+    """flip keeps a transposed layout (torch's preserve_format), the others are
+    contiguous."""
+    got, expected = run_both(lambda lib: tuple(make(lib.ones(3, 4).t()).stride()))
+    assert got == expected
+
+
 @pytest.mark.parametrize("name", ["triu_", "tril_"])
 def test_inplace_triangle(ng, name):
     def run(lib):

@@ -222,6 +222,25 @@ Tensor roll_along(const Tensor& t, int64_t d, int64_t shift) {
   return kernels::concatenate({piece(size - s, s), piece(0, size - s)}, d);
 }
 
+// An uninitialized tensor like `a`, laid out as torch's empty_like with
+// preserve_format: a's strides when they are a permutation of a dense
+// layout (a transpose), else contiguous.
+Tensor empty_preserving_layout(const Tensor& a) {
+  std::vector<int64_t> order(a.dim());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return a.strides()[x] < a.strides()[y];
+  });
+  int64_t expected = 1;
+  for (int64_t d : order) {
+    if (a.sizes()[d] != 1 && a.strides()[d] != expected) {
+      return kernels::empty(a.sizes(), a.dtype());
+    }
+    expected *= a.sizes()[d];
+  }
+  return kernels::empty_strided(a.sizes(), a.strides(), a.dtype());
+}
+
 // torch's check that a tensor of `sizes` can be allocated.
 void check_allocatable(const Shape& sizes) {
   int64_t numel = 1;
@@ -283,8 +302,9 @@ Tensor flip(const Tensor& a, const std::vector<int64_t>& dims) {
       strides[d] = -strides[d];
     }
   }
-  Tensor out = kernels::cast(
-      kernels::view_as_strided(a, a.sizes(), strides, offset), a.dtype());
+  Tensor out = empty_preserving_layout(a);
+  kernels::copy_into(
+      out, kernels::view_as_strided(a, a.sizes(), strides, offset));
   if (auto node = record_node<FlipBackward0>(out, a)) {
     node->dims = dims;
   }
