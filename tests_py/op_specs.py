@@ -388,5 +388,101 @@ INDEXING = [
 ]
 # fmt: on
 
-ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS + LINALG + INDEXING
+# The shape ops: copies (flip, roll, repeat, ...) and views (narrow, diagonal, unfold, ...).
+SHAPE = [
+    Op("flip", lambda lib, a: a.flip(0, -1), (R(2, 3),), "FlipBackward0", ("_saved_dims",)),
+    Op("fliplr_function", lambda lib, a: lib.fliplr(a), (R(2, 3),), "FlipBackward0", ("_saved_dims",)),
+    Op(
+        "roll",
+        lambda lib, a: lib.roll(a, (1, -2), (0, -1)),
+        (R(2, 3),),
+        "RollBackward0",
+        ("_saved_shifts", "_saved_dims"),
+    ),
+    Op("roll_flat", lambda lib, a: a.roll(2), (R(2, 3),), "RollBackward0", ("_saved_shifts", "_saved_dims")),
+    Op(
+        "repeat",
+        lambda lib, a: a.repeat(2, 1, 2),
+        (R(2, 3),),
+        "RepeatBackward0",
+        ("_saved_repeats", "_saved_self_sym_sizes"),
+    ),
+    Op("tile", lambda lib, a: lib.tile(a, (2,)), (R(2, 3),), "RepeatBackward0", ("_saved_repeats",)),
+    Op(
+        "repeat_interleave",
+        lambda lib, a: a.repeat_interleave(2, dim=1),
+        (R(2, 3),),
+        "ViewBackward0",
+        ("_saved_self_sym_sizes",),
+    ),
+    Op(
+        "repeat_interleave_tensor",
+        lambda lib, a: lib.repeat_interleave(a, lib.tensor([2, 0, 1]), -1),
+        (R(2, 3),),
+        "IndexSelectBackward0",
+        ("_saved_dim", "_saved_index", "_saved_self_sym_sizes"),
+    ),
+    Op(
+        "narrow",
+        lambda lib, a: a.narrow(-1, -2, 2),
+        (R(2, 3),),
+        "SliceBackward0",
+        ("_saved_dim", "_saved_start", "_saved_end"),
+    ),
+    Op(
+        "select_function",
+        lambda lib, a: lib.select(a, 1, -1),
+        (R(2, 3),),
+        "SelectBackward0",
+        ("_saved_dim", "_saved_index"),
+    ),
+    Op("flatten", lambda lib, a: a.flatten(1), (R(2, 3, 2),), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("flatten_copy", lambda lib, a: lib.flatten(a.transpose(0, 1)), (R(2, 3),), "UnsafeViewBackward0"),
+    Op("unflatten", lambda lib, a: a.unflatten(-1, (2, -1)), (R(3, 4),), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("movedim", lambda lib, a: lib.movedim(a, (0, -1), (1, 0)), (R(2, 3, 2),), "PermuteBackward0", ("_saved_dims",)),
+    Op("swapaxes", lambda lib, a: a.swapaxes(-1, 0), (R(2, 3),), "TransposeBackward0", ("_saved_dim0", "_saved_dim1")),
+    Op("triu", lambda lib, a: a.triu(1), (R(3, 4),), "TriuBackward0", ("_saved_diagonal",)),
+    Op("tril_batched", lambda lib, a: lib.tril(a, -1), (R(2, 3, 3),), "TrilBackward0", ("_saved_diagonal",)),
+    Op("triu_inplace", lambda lib, a: a.clone().triu_(-1), (R(3, 3),), "TriuBackward0", ("_saved_diagonal",)),
+    Op(
+        "diag_of_vector",
+        lambda lib, a: lib.diag(a, -1),
+        (R(3),),
+        "DiagEmbedBackward0",
+        ("_saved_offset", "_saved_dim1", "_saved_dim2"),
+    ),
+    Op(
+        "diag_of_matrix",
+        lambda lib, a: a.diag(1),
+        (R(3, 4),),
+        "DiagonalBackward0_copy",
+        ("_saved_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes"),
+    ),
+    Op(
+        "diagonal",
+        lambda lib, a: a.diagonal(-1, 2, 0),
+        (R(3, 2, 4),),
+        "DiagonalBackward0",
+        ("_saved_offset", "_saved_dim1", "_saved_dim2", "_saved_self_sym_sizes"),
+    ),
+    Op(
+        "diag_embed",
+        lambda lib, a: lib.diag_embed(a, 1, 0, -1),
+        (R(2, 3),),
+        "DiagEmbedBackward0",
+        ("_saved_offset", "_saved_dim1", "_saved_dim2"),
+    ),
+    Op(
+        "unfold",
+        lambda lib, a: a.unfold(-1, 3, 2),
+        (R(2, 6),),
+        "UnfoldBackward0",
+        ("_saved_dimension", "_saved_size", "_saved_step", "_saved_self_sym_sizes"),
+    ),
+    Op("unfold_overlapping", lambda lib, a: a.unfold(0, 2, 1), (R(4, 2),), "UnfoldBackward0"),
+    Op("T", lambda lib, a: a.T, (R(2, 3),), "PermuteBackward0", ("_saved_dims",)),
+    Op("mT", lambda lib, a: a.mT, (R(2, 2, 3),), "TransposeBackward0", ("_saved_dim0", "_saved_dim1")),
+]
+
+ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS + LINALG + INDEXING + SHAPE
 # fmt: on

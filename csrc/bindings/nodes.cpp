@@ -369,6 +369,18 @@ void bind_nodes(py::module_& m) {
   bind_node<CopySlices>(fm, "CopySlices");
   bind_node<FillBackward3>(fm, "FillBackward3");
   bind_node<IndexPutBackward0>(fm, "IndexPutBackward0");
+  bind_node<DiagonalBackward0>(fm, "DiagonalBackward0");
+  bind_node<DiagonalBackward0_copy>(fm, "DiagonalBackward0_copy");
+  bind_node<DiagonalBackwardBackward0>(fm, "DiagonalBackwardBackward0");
+  bind_node<UnfoldBackward0>(fm, "UnfoldBackward0");
+  bind_node<UnfoldBackwardBackward0>(fm, "UnfoldBackwardBackward0");
+  bind_node<FlipBackward0>(fm, "FlipBackward0");
+  bind_node<RollBackward0>(fm, "RollBackward0");
+  bind_node<RepeatBackward0>(fm, "RepeatBackward0");
+  bind_node<IndexSelectBackward0>(fm, "IndexSelectBackward0");
+  bind_node<TriuBackward0>(fm, "TriuBackward0");
+  bind_node<TrilBackward0>(fm, "TrilBackward0");
+  bind_node<DiagEmbedBackward0>(fm, "DiagEmbedBackward0");
   bind_node<AsStridedBackward0>(fm, "AsStridedBackward0");
   bind_node<AsStridedScatterBackward0>(fm, "AsStridedScatterBackward0");
 #define NPGRAD_BIND_ZERO_GRADIENT_NODE(N) bind_node<N>(fm, #N);

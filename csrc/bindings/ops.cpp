@@ -1090,6 +1090,232 @@ void bind_indexing(
 
 }  // namespace
 
+// An int or a sequence of ints (torch's IntArrayRef[1]: roll's shifts,
+// movedim's dims); `accepts_int` false for a plain "tuple of ints".
+std::vector<int64_t> int_list_arg(
+    py::handle v,
+    const char* fn,
+    const char* arg,
+    int position,
+    bool accepts_int = true) {
+  if (accepts_int && is_int_arg(v)) {
+    return {v.cast<int64_t>()};
+  }
+  if (py::isinstance<py::tuple>(v) || py::isinstance<py::list>(v)) {
+    if (auto msg = unpack_error(v, fn, arg)) {
+      throw TypeError(*msg);
+    }
+    return v.cast<std::vector<int64_t>>();
+  }
+  throw TypeError(
+      detail::str_cat(
+          fn,
+          "(): argument '",
+          arg,
+          "' (position ",
+          position,
+          ") must be tuple of ints, not ",
+          python_type_name(v)));
+}
+
+// shape_from_args for an argument torch requires (flip(*dims), repeat).
+Shape required_shape_args(
+    const py::args& args, const char* fn, const char* arg) {
+  if (args.empty()) {
+    throw TypeError(
+        detail::str_cat(
+            fn, "() missing 1 required positional arguments: \"", arg, "\""));
+  }
+  return shape_from_args(args, fn, arg);
+}
+
+std::optional<int64_t> optional_int(py::handle v) {
+  if (v.is_none()) {
+    return std::nullopt;
+  }
+  return v.cast<int64_t>();
+}
+
+// repeat_interleave(input, repeats: int | Tensor, dim=None, *, output_size).
+Tensor repeat_interleave_impl(
+    const Tensor& a,
+    py::handle repeats,
+    std::optional<int64_t> dim,
+    std::optional<int64_t> output_size) {
+  if (is_tensor(repeats)) {
+    return ops::repeat_interleave(a, repeats.cast<Tensor>(), dim, output_size);
+  }
+  if (!is_int_arg(repeats)) {
+    throw TypeError(
+        detail::str_cat(
+            "repeat_interleave() received an invalid combination of arguments "
+            "- "
+            "got (Tensor, ",
+            python_type_name(repeats),
+            "), but expected one of:\n * (Tensor input, Tensor repeats, int "
+            "dim "
+            "= None, *, SymInt output_size = None)\n * (Tensor input, SymInt "
+            "repeats, int dim = None, *, SymInt output_size = None)\n"));
+  }
+  return ops::repeat_interleave(a, repeats.cast<int64_t>(), dim, output_size);
+}
+
+// narrow's start: an int or a 0-dim integer tensor.
+int64_t narrow_start(py::handle start) {
+  if (is_tensor(start)) {
+    Tensor t = start.cast<Tensor>();
+    NPGRAD_CHECK(
+        t.dim() == 0 && t.dtype() == ScalarType::Int64,
+        "start must be an 0-dim integral Tensor.");
+    return static_cast<int64_t>(kernels::item(t));
+  }
+  return start.cast<int64_t>();
+}
+
+// flip, roll, repeat, tile, repeat_interleave, narrow, select, flatten,
+// unflatten, movedim/moveaxis, swapaxes/swapdims, triu/tril(_), diag,
+// diagonal, diag_embed, unfold.
+void bind_shape_ops(
+    py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
+  m.def(
+      "flip",
+      [](const Tensor& a, py::handle dims) {
+        return ops::flip(a, int_list_arg(dims, "flip", "dims", 2, false));
+      },
+      "input"_a,
+      "dims"_a);
+  cls.def("flip", [](const Tensor& a, const py::args& dims) {
+    return ops::flip(a, required_shape_args(dims, "flip", "dims"));
+  });
+  def_function_and_method(m, cls, "fliplr", [](const Tensor& a) {
+    NPGRAD_CHECK(a.dim() >= 2, "Input must be >= 2-d.");
+    return ops::flip(a, {1});
+  });
+  def_function_and_method(m, cls, "flipud", [](const Tensor& a) {
+    NPGRAD_CHECK(a.dim() >= 1, "Input must be >= 1-d.");
+    return ops::flip(a, {0});
+  });
+  def_function_and_method(
+      m,
+      cls,
+      "roll",
+      [](const Tensor& a, py::handle shifts, py::handle dims) {
+        return ops::roll(
+            a,
+            int_list_arg(shifts, "roll", "shifts", 2),
+            dims.is_none() ? std::vector<int64_t>{}
+                           : int_list_arg(dims, "roll", "dims", 3));
+      },
+      "shifts"_a,
+      "dims"_a = py::tuple());
+  cls.def("repeat", [](const Tensor& a, const py::args& repeats) {
+    return ops::repeat(a, required_shape_args(repeats, "repeat", "repeats"));
+  });
+  m.def(
+      "tile",
+      [](const Tensor& a, py::handle dims) {
+        return ops::tile(a, int_list_arg(dims, "tile", "dims", 2, false));
+      },
+      "input"_a,
+      "dims"_a);
+  cls.def("tile", [](const Tensor& a, const py::args& dims) {
+    return ops::tile(a, required_shape_args(dims, "tile", "dims"));
+  });
+  def_function_and_method(
+      m,
+      cls,
+      "repeat_interleave",
+      &repeat_interleave_impl,
+      "repeats"_a,
+      "dim"_a = py::none(),
+      py::kw_only(),
+      "output_size"_a = py::none());
+  // torch.repeat_interleave(repeats): the indices of repeats' entries.
+  m.def(
+      "repeat_interleave",
+      [](const Tensor& repeats, std::optional<int64_t> output_size) {
+        Tensor index = ops::repeat_interleave_index(repeats);
+        NPGRAD_CHECK(
+            !output_size || *output_size == index.numel(),
+            "allocated size does not match required size");
+        return index;
+      },
+      "input"_a,
+      py::kw_only(),
+      "output_size"_a = py::none());
+  def_function_and_method(
+      m,
+      cls,
+      "narrow",
+      [](const Tensor& a, int64_t dim, py::handle start, int64_t length) {
+        return ops::narrow(a, dim, narrow_start(start), length);
+      },
+      "dim"_a,
+      "start"_a,
+      "length"_a);
+  def_function_and_method(
+      m, cls, "select", &ops::select_int, "dim"_a, "index"_a);
+  def_function_and_method(
+      m, cls, "flatten", &ops::flatten, "start_dim"_a = 0, "end_dim"_a = -1);
+  def_function_and_method(
+      m,
+      cls,
+      "unflatten",
+      [](const Tensor& a, int64_t dim, py::handle sizes) {
+        return ops::unflatten(
+            a, dim, int_list_arg(sizes, "unflatten", "sizes", 2, false));
+      },
+      "dim"_a,
+      "sizes"_a);
+  for (const char* name : {"movedim", "moveaxis"}) {
+    def_function_and_method(
+        m,
+        cls,
+        name,
+        [name](const Tensor& a, py::handle source, py::handle destination) {
+          return ops::movedim(
+              a,
+              int_list_arg(source, name, "source", 2),
+              int_list_arg(destination, name, "destination", 3));
+        },
+        "source"_a,
+        "destination"_a);
+  }
+  def_function_and_method(
+      m, cls, "swapaxes", &ops::transpose, "axis0"_a, "axis1"_a);
+  def_function_and_method(
+      m, cls, "swapdims", &ops::transpose, "dim0"_a, "dim1"_a);
+  def_function_and_method(m, cls, "triu", &ops::triu, "diagonal"_a = 0);
+  def_function_and_method(m, cls, "tril", &ops::tril, "diagonal"_a = 0);
+  for (bool upper : {true, false}) {
+    cls.def(
+        upper ? "triu_" : "tril_",
+        [upper](py::object self, int64_t diagonal) {
+          ops::triu_(self.cast<Tensor>(), diagonal, upper);
+          return self;
+        },
+        "diagonal"_a = 0);
+  }
+  def_function_and_method(m, cls, "diag", &ops::diag, "diagonal"_a = 0);
+  def_function_and_method(
+      m,
+      cls,
+      "diagonal",
+      &ops::diagonal,
+      "offset"_a = 0,
+      "dim1"_a = 0,
+      "dim2"_a = 1);
+  def_function_and_method(
+      m,
+      cls,
+      "diag_embed",
+      &ops::diag_embed,
+      "offset"_a = 0,
+      "dim1"_a = -2,
+      "dim2"_a = -1);
+  cls.def("unfold", &ops::unfold, "dimension"_a, "size"_a, "step"_a);
+}
+
 void bind_ops(py::module_& m) {
   auto cls = py::reinterpret_borrow<
       py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
@@ -1605,6 +1831,7 @@ void bind_ops(py::module_& m) {
       "tensors"_a,
       "dim"_a = 0);
   bind_reductions(m, cls);
+  bind_shape_ops(m, cls);
   // sum(input, dim), max(input, dim | other), ...: several torch overloads.
   for (const char* name : {"sum", "mean", "max", "min", "squeeze"}) {
     mark_torch_overloaded(m.attr(name), 2);

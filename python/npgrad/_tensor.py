@@ -12,6 +12,7 @@ a subclass, since native code (op results, ``.grad``) creates plain
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -245,6 +246,46 @@ def _reduce_ex(self: Tensor, protocol: int) -> tuple[Any, ...]:
     return (_rebuild_tensor, (owner.copy(), (offset, array.shape, array.strides), self.requires_grad, state))
 
 
+def _T(self: Tensor) -> Tensor:
+    n = self.dim()
+    if n == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+            UserWarning,
+            stacklevel=2,
+        )
+    elif n != 2:
+        warnings.warn(
+            "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated "
+            "and it will throw an error in a future release. Consider `x.mT` to transpose batches of "
+            "matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+            UserWarning,
+            stacklevel=2,
+        )
+    return self.permute(*range(n - 1, -1, -1))
+
+
+def _mT(self: Tensor, name: str = "mT") -> Tensor:
+    n = self.dim()
+    if n == 0:  # torch's identity, with a warning
+        hint = "This function is the identity in these cases." if name == "mT" else "Consider using x.conj()."
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {hint}", UserWarning, stacklevel=2)
+        return self
+    if n < 2:
+        raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got {n}-D tensor.")
+    return self.transpose(-2, -1)  # real dtypes only: mH (the adjoint) is the transpose
+
+
+def _H(self: Tensor) -> Tensor:
+    n = self.dim()
+    if n == 0:
+        return _mT(self, "H")
+    if n != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
+    return self.transpose(-2, -1)
+
+
 def _iter(self: Tensor) -> Any:
     if self.dim() == 0:
         raise TypeError("iteration over a 0-d tensor")
@@ -302,6 +343,10 @@ Tensor.__array_wrap__ = _array_wrap  # type: ignore[attr-defined]
 Tensor.__deepcopy__ = _deepcopy  # type: ignore[attr-defined]
 Tensor.__copy__ = _copy  # type: ignore[attr-defined]
 Tensor.__reduce_ex__ = _reduce_ex  # type: ignore[method-assign,assignment]
+Tensor.T = property(_T)  # type: ignore[method-assign,assignment]
+Tensor.mT = property(_mT)  # type: ignore[method-assign,assignment]
+Tensor.H = property(_H)  # type: ignore[method-assign,assignment]
+Tensor.mH = property(lambda self: _mT(self, "mH"))  # type: ignore[method-assign,assignment]
 Tensor.__array_priority__ = 1000
 Tensor.__module__ = "npgrad"
 Tensor.__format__ = _format  # type: ignore[method-assign]

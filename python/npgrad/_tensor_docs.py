@@ -1367,3 +1367,157 @@ for _op in _C._op_table:
 1
 """,
         )
+
+# The shape ops: (name, summary, example, printed result).
+_SHAPE_DOCS = [
+    (
+        "flip",
+        "A copy with the order of the elements reversed along each dim in ``dims``.",
+        "torch.tensor([[1, 2], [3, 4]]).flip(0)",
+        "tensor([[3, 4],\n        [1, 2]])",
+    ),
+    (
+        "fliplr",
+        "A copy with the columns (dim 1) in reverse order.",
+        "torch.tensor([[1, 2], [3, 4]]).fliplr()",
+        "tensor([[2, 1],\n        [4, 3]])",
+    ),
+    (
+        "flipud",
+        "A copy with the rows (dim 0) in reverse order.",
+        "torch.tensor([[1, 2], [3, 4]]).flipud()",
+        "tensor([[3, 4],\n        [1, 2]])",
+    ),
+    (
+        "roll",
+        "A copy with the elements shifted by ``shifts`` along ``dims``, wrapping around\n(of the flattened tensor, in its shape, when ``dims`` is not given).",
+        "torch.tensor([[1, 2], [3, 4]]).roll(1, 1)",
+        "tensor([[2, 1],\n        [4, 3]])",
+    ),
+    (
+        "repeat",
+        "The tensor repeated ``repeats[i]`` times along dim ``i`` (extra leading\n``repeats`` add dims).",
+        "torch.tensor([1, 2]).repeat(2, 2)",
+        "tensor([[1, 2, 1, 2],\n        [1, 2, 1, 2]])",
+    ),
+    (
+        "tile",
+        "``repeat``, with ``dims`` padded with leading ones to the tensor's dims.",
+        "torch.tensor([[1, 2]]).tile(2)",
+        "tensor([[1, 2, 1, 2]])",
+    ),
+    (
+        "repeat_interleave",
+        "Each element repeated ``repeats`` times (an int, or a tensor of one count per\nelement) along ``dim``, of the flattened tensor when ``dim`` is None.",
+        "torch.tensor([[1, 2], [3, 4]]).repeat_interleave(torch.tensor([1, 2]), dim=0)",
+        "tensor([[1, 2],\n        [3, 4],\n        [3, 4]])",
+    ),
+    (
+        "narrow",
+        "A view of ``length`` elements along ``dim`` from ``start`` (a slice).",
+        "torch.tensor([1, 2, 3, 4]).narrow(0, 1, 2)",
+        "tensor([2, 3])",
+    ),
+    (
+        "select",
+        "A view of element ``index`` along ``dim``, without that dim.",
+        "torch.tensor([[1, 2], [3, 4]]).select(0, 1)",
+        "tensor([3, 4])",
+    ),
+    (
+        "flatten",
+        "The dims ``start_dim`` to ``end_dim`` merged into one: a view when the layout\nallows it, else a copy (as ``reshape``).",
+        "torch.zeros(2, 3, 4).flatten().shape",
+        "torch.Size([24])",
+    ),
+    (
+        "unflatten",
+        "A view with dim ``dim`` split into ``sizes`` (one of them may be -1).",
+        "torch.zeros(2, 6).unflatten(-1, (3, -1)).shape",
+        "torch.Size([2, 3, 2])",
+    ),
+    (
+        "movedim",
+        "A view with the dims ``source`` moved to the positions ``destination``, the\nothers in their order (a permute).",
+        "torch.zeros(2, 3, 4).movedim((0, 1), (2, 0)).shape",
+        "torch.Size([3, 4, 2])",
+    ),
+    ("moveaxis", "An alias of ``movedim``.", "torch.zeros(2, 3, 4).moveaxis(-1, 0).shape", "torch.Size([4, 2, 3])"),
+    (
+        "swapaxes",
+        "An alias of ``transpose``: a view with two dims swapped.",
+        "torch.zeros(2, 3, 4).swapaxes(0, 2).shape",
+        "torch.Size([4, 3, 2])",
+    ),
+    (
+        "swapdims",
+        "An alias of ``transpose``: a view with two dims swapped.",
+        "torch.zeros(2, 3, 4).swapdims(0, 2).shape",
+        "torch.Size([4, 3, 2])",
+    ),
+    (
+        "triu",
+        "A copy with the elements below diagonal ``diagonal`` of the last two dims zeroed.",
+        "torch.ones(2, 3).triu(1)",
+        "tensor([[0., 1., 1.],\n        [0., 0., 1.]])",
+    ),
+    (
+        "tril",
+        "A copy with the elements above diagonal ``diagonal`` of the last two dims zeroed.",
+        "torch.ones(2, 3).tril()",
+        "tensor([[1., 0., 0.],\n        [1., 1., 0.]])",
+    ),
+    ("triu_", "``triu`` in place.", "torch.ones(2, 2).triu_()", "tensor([[1., 1.],\n        [0., 1.]])"),
+    ("tril_", "``tril`` in place.", "torch.ones(2, 2).tril_()", "tensor([[1., 0.],\n        [1., 1.]])"),
+    (
+        "diag",
+        "A 1-D tensor on diagonal ``diagonal`` of a square matrix of zeros, or the\ndiagonal of a 2-D tensor (a copy).",
+        "torch.tensor([[1, 2], [3, 4]]).diag(1)",
+        "tensor([2])",
+    ),
+    (
+        "diagonal",
+        "A view of the diagonal ``offset`` of dims ``dim1`` and ``dim2``, as the last dim.",
+        "torch.tensor([[1, 2], [3, 4]]).diagonal(-1)",
+        "tensor([3])",
+    ),
+    (
+        "diag_embed",
+        "Zeros with the last dim written on the diagonal ``offset`` of the result's dims\n``dim1`` and ``dim2``.",
+        "torch.tensor([1, 2]).diag_embed(1)",
+        "tensor([[0, 1, 0],\n        [0, 0, 2],\n        [0, 0, 0]])",
+    ),
+    (
+        "unfold",
+        "A view of the windows of ``size`` elements every ``step`` along ``dimension``,\nthe window's elements as a new last dim.",
+        "torch.tensor([1, 2, 3, 4]).unfold(0, 2, 1)",
+        "tensor([[1, 2],\n        [2, 3],\n        [3, 4]])",
+    ),
+    (
+        "T",
+        "The dims reversed (a permute); torch warns for tensors that are not 2-D.",
+        "torch.tensor([[1, 2], [3, 4]]).T",
+        "tensor([[1, 3],\n        [2, 4]])",
+    ),
+    (
+        "mT",
+        "The last two dims swapped: the transpose of a batch of matrices, as a view.",
+        "torch.zeros(5, 2, 3).mT.shape",
+        "torch.Size([5, 3, 2])",
+    ),
+    (
+        "H",
+        "The conjugate transpose of a matrix (the transpose, for real dtypes).",
+        "torch.tensor([[1, 2], [3, 4]]).H",
+        "tensor([[1, 3],\n        [2, 4]])",
+    ),
+    (
+        "mH",
+        "The conjugate transpose of a batch of matrices (``mT``, for real dtypes).",
+        "torch.zeros(5, 2, 3).mH.shape",
+        "torch.Size([5, 3, 2])",
+    ),
+]
+
+for _name, _summary, _example, _result in _SHAPE_DOCS:
+    add_docstr_all(_name, f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n")

@@ -1174,6 +1174,129 @@ torch.Size([2, 3])
     name="_InputMetadata",
 )
 
+
+# ---------------------------------------------------------------- shape ops
+# The shape ops: (name, summary, example, printed result).
+_SHAPE_DOCS = [
+    (
+        "flip",
+        "A copy with the order of the elements reversed along each dim in ``dims``.",
+        "torch.flip(torch.tensor([[1, 2], [3, 4]]), (1,))",
+        "tensor([[2, 1],\n        [4, 3]])",
+    ),
+    (
+        "fliplr",
+        "A copy with the columns (dim 1) in reverse order.",
+        "torch.fliplr(torch.tensor([[1, 2], [3, 4]]))",
+        "tensor([[2, 1],\n        [4, 3]])",
+    ),
+    (
+        "flipud",
+        "A copy with the rows (dim 0) in reverse order.",
+        "torch.flipud(torch.tensor([[1, 2], [3, 4]]))",
+        "tensor([[3, 4],\n        [1, 2]])",
+    ),
+    (
+        "roll",
+        "A copy with the elements shifted by ``shifts`` along ``dims``, wrapping around\n(of the flattened tensor, in its shape, when ``dims`` is not given).",
+        "torch.roll(torch.tensor([1, 2, 3, 4]), 1)",
+        "tensor([4, 1, 2, 3])",
+    ),
+    (
+        "tile",
+        "The tensor repeated ``dims[i]`` times along dim ``i`` (``dims`` padded with\nleading ones to the tensor's dims): ``repeat``.",
+        "torch.tile(torch.tensor([1, 2]), (2,))",
+        "tensor([1, 2, 1, 2])",
+    ),
+    (
+        "repeat_interleave",
+        "Each element repeated ``repeats`` times (an int, or a tensor of one count per\nelement) along ``dim``, of the flattened tensor when ``dim`` is None. With only a\ntensor of counts: each index ``i`` repeated ``repeats[i]`` times.",
+        "torch.repeat_interleave(torch.tensor([1, 2]), 2)",
+        "tensor([1, 1, 2, 2])",
+    ),
+    (
+        "narrow",
+        "A view of ``length`` elements along ``dim`` from ``start`` (a slice).",
+        "torch.narrow(torch.tensor([1, 2, 3, 4]), 0, 1, 2)",
+        "tensor([2, 3])",
+    ),
+    (
+        "select",
+        "A view of element ``index`` along ``dim``, without that dim.",
+        "torch.select(torch.tensor([[1, 2], [3, 4]]), 1, 0)",
+        "tensor([1, 3])",
+    ),
+    (
+        "flatten",
+        "The dims ``start_dim`` to ``end_dim`` merged into one: a view when the layout\nallows it, else a copy (as ``reshape``).",
+        "torch.flatten(torch.zeros(2, 3, 4), 1).shape",
+        "torch.Size([2, 12])",
+    ),
+    (
+        "unflatten",
+        "A view with dim ``dim`` split into ``sizes`` (one of them may be -1).",
+        "torch.unflatten(torch.zeros(2, 6), 1, (2, 3)).shape",
+        "torch.Size([2, 2, 3])",
+    ),
+    (
+        "movedim",
+        "A view with the dims ``source`` moved to the positions ``destination``, the\nothers in their order (a permute).",
+        "torch.movedim(torch.zeros(2, 3, 4), 0, -1).shape",
+        "torch.Size([3, 4, 2])",
+    ),
+    (
+        "moveaxis",
+        "An alias of ``movedim``.",
+        "torch.moveaxis(torch.zeros(2, 3, 4), 0, -1).shape",
+        "torch.Size([3, 4, 2])",
+    ),
+    (
+        "swapaxes",
+        "An alias of ``transpose``: a view with two dims swapped.",
+        "torch.swapaxes(torch.zeros(2, 3), 0, 1).shape",
+        "torch.Size([3, 2])",
+    ),
+    (
+        "swapdims",
+        "An alias of ``transpose``: a view with two dims swapped.",
+        "torch.swapdims(torch.zeros(2, 3), 0, 1).shape",
+        "torch.Size([3, 2])",
+    ),
+    (
+        "triu",
+        "A copy with the elements below diagonal ``diagonal`` of the last two dims zeroed\n(positive: above the main diagonal).",
+        "torch.triu(torch.ones(3, 3))",
+        "tensor([[1., 1., 1.],\n        [0., 1., 1.],\n        [0., 0., 1.]])",
+    ),
+    (
+        "tril",
+        "A copy with the elements above diagonal ``diagonal`` of the last two dims zeroed\n(positive: above the main diagonal).",
+        "torch.tril(torch.ones(3, 3), -1)",
+        "tensor([[0., 0., 0.],\n        [1., 0., 0.],\n        [1., 1., 0.]])",
+    ),
+    (
+        "diag",
+        "A 1-D tensor on diagonal ``diagonal`` of a square matrix of zeros, or the\ndiagonal of a 2-D tensor (a copy).",
+        "torch.diag(torch.tensor([1, 2]))",
+        "tensor([[1, 0],\n        [0, 2]])",
+    ),
+    (
+        "diagonal",
+        "A view of the diagonal ``offset`` of dims ``dim1`` and ``dim2``, as the last dim.",
+        "torch.diagonal(torch.tensor([[1, 2], [3, 4]]))",
+        "tensor([1, 4])",
+    ),
+    (
+        "diag_embed",
+        "Zeros with the last dim of ``input`` written on the diagonal ``offset`` of the\nresult's dims ``dim1`` and ``dim2``.",
+        "torch.diag_embed(torch.tensor([1, 2]))",
+        "tensor([[1, 0],\n        [0, 2]])",
+    ),
+]
+
+for _name, _summary, _example, _result in _SHAPE_DOCS:
+    add_docstr(getattr(_C, _name), f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n", name=_name)
+
 # ------------------------------------------------------- _C._functions: nodes
 
 _F = _C._functions
@@ -1390,4 +1513,4 @@ tensor([6.])
 """,
 )
 
-del _op, _cls_name, _cls
+del _op, _cls_name, _cls, _name, _summary, _example, _result

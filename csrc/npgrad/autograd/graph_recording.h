@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "npgrad/autograd/edge.h"
+#include "npgrad/autograd/node.h"
 #include "npgrad/tensor/tensor.h"
 
 namespace npgrad::autograd {
@@ -27,5 +28,19 @@ void rebase_history(const Tensor& self, const std::shared_ptr<Node>& fn);
 /// A new view of base's data: shares the version counter, records the root
 /// base. `data` holds the view's geometry.
 Tensor make_view(const Tensor& base, Tensor data);
+
+/// A new NodeT as out's grad_fn, with the edge to the op's one input `a`,
+/// when grad mode is on and `a` requires grad (else nullptr); the op then
+/// sets what the node saves.
+template <typename NodeT>
+std::shared_ptr<NodeT> record_node(const Tensor& out, const Tensor& a) {
+  if (!compute_requires_grad({&a})) {
+    return nullptr;
+  }
+  auto node = make_node<NodeT>();
+  node->set_next_edges(collect_next_edges({&a}));
+  set_history(out, node);
+  return node;
+}
 
 }  // namespace npgrad::autograd

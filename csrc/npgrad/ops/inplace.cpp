@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
@@ -301,6 +302,28 @@ void clamp_(
     node = n;
   }
   kernels::copy_into(self, kernels::clamp(self, min, max));
+  finish_inplace(self, node);
+}
+
+void triu_(const Tensor& self, int64_t diagonal, bool upper) {
+  Tensor values;
+  {
+    AutoGradMode no_grad(false);
+    values = upper ? triu(self, diagonal) : tril(self, diagonal);
+  }
+  bool rg = compute_requires_grad({&self});
+  check_inplace(self, rg);
+  std::shared_ptr<Node> node;
+  if (rg && upper) {
+    auto n = make_inplace_node<TriuBackward0>({&self});
+    n->diagonal = diagonal;
+    node = n;
+  } else if (rg) {
+    auto n = make_inplace_node<TrilBackward0>({&self});
+    n->diagonal = diagonal;
+    node = n;
+  }
+  kernels::copy_into(self, values);
   finish_inplace(self, node);
 }
 

@@ -205,6 +205,27 @@ Tensor unsafe_view(const Tensor& a, Shape sizes);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
 
+/// torch.select / Tensor.select: select with torch's error for an index out
+/// of range (indexing, t[i], reports it in other words).
+Tensor select_int(const Tensor& a, int64_t dim, int64_t index);
+/// A slice of `length` elements from `start` (negative: from the end).
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+/// The diagonal of dims dim1 and dim2 (above the main one for a positive
+/// offset) as the last dim.
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);
+/// Windows of `size` elements every `step` along `dimension`, as a last dim.
+Tensor unfold(const Tensor& a, int64_t dimension, int64_t size, int64_t step);
+/// The dims `source` moved to the positions `destination` (a permute).
+Tensor movedim(
+    const Tensor& a,
+    const std::vector<int64_t>& source,
+    const std::vector<int64_t>& destination);
+/// Dims start_dim..end_dim merged into one: a view when the layout allows
+/// (reshape); a itself when there is nothing to merge.
+Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim);
+/// Dim `dim` split into `sizes` (one may be -1): a view.
+Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes);
+
 // ---- Copies ----
 Tensor clone(const Tensor& a);
 Tensor contiguous(const Tensor& a);
@@ -272,6 +293,43 @@ Tensor index_put(
     const Tensor& values,
     bool accumulate,
     bool inplace);
+
+/// Copies of `a` rearranged: flip (FlipBackward0), roll (RollBackward0; no
+/// dims: of the flattened tensor), repeat (RepeatBackward0) and tile (repeat
+/// with `dims` padded with leading ones).
+Tensor flip(const Tensor& a, const std::vector<int64_t>& dims);
+Tensor roll(
+    const Tensor& a,
+    const std::vector<int64_t>& shifts,
+    const std::vector<int64_t>& dims);
+Tensor repeat(const Tensor& a, const std::vector<int64_t>& repeats);
+Tensor tile(const Tensor& a, std::vector<int64_t> dims);
+/// Each element repeated along dim (of the flattened tensor when nullopt):
+/// torch's composite of unsqueeze, expand, clone and flatten.
+Tensor repeat_interleave(
+    const Tensor& a,
+    int64_t repeats,
+    std::optional<int64_t> dim,
+    std::optional<int64_t> output_size);
+/// Element i repeated repeats[i] times: an index_select (IndexSelectBackward0).
+Tensor repeat_interleave(
+    const Tensor& a,
+    const Tensor& repeats,
+    std::optional<int64_t> dim,
+    std::optional<int64_t> output_size);
+/// torch.repeat_interleave(repeats): i repeated repeats[i] times (int64).
+Tensor repeat_interleave_index(const Tensor& repeats);
+/// The entries of `index` along dim (IndexSelectBackward0).
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+/// The upper (triu) or lower (tril) triangle of the last two dims, the rest
+/// zero; `diagonal` shifts the border above (positive) or below the main one.
+Tensor triu(const Tensor& a, int64_t diagonal);
+Tensor tril(const Tensor& a, int64_t diagonal);
+/// Zeros with the last dim of `a` written on the diagonal of dims dim1, dim2.
+Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);
+/// A vector on a diagonal (diag_embed), or a matrix's diagonal (a copy:
+/// DiagonalBackward0_copy).
+Tensor diag(const Tensor& a, int64_t diagonal);
 
 // ---- Linear algebra ----
 // beta * self + alpha * product; self broadcasts to the product's shape (the
@@ -341,6 +399,21 @@ Tensor slice_backward(
     int64_t start,
     int64_t end,
     int64_t step);
+/// Zeros of `sizes` with grad on the diagonal (DiagonalBackwardBackward0).
+Tensor diagonal_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    int64_t offset,
+    int64_t dim1,
+    int64_t dim2);
+/// Zeros of `sizes` with each window of grad added where unfold took it
+/// (UnfoldBackwardBackward0).
+Tensor unfold_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    int64_t dim,
+    int64_t size,
+    int64_t step);
 Tensor index_backward(
     const Tensor& grad, const Shape& sizes, const std::vector<Tensor>& indices);
 /// torch's sgn (sign for real tensors), differentiable (SgnBackward0: zero
@@ -394,6 +467,8 @@ Tensor record_not_implemented(
     const Tensor& result,
     const std::string& forward_name,
     const std::vector<Tensor>& inputs);
+/// triu_ (upper) or tril_.
+void triu_(const Tensor& self, int64_t diagonal, bool upper);
 void clamp_(
     const Tensor& self, std::optional<double> min, std::optional<double> max);
 /// masked_fill in place: the mask broadcasts to self's shape.

@@ -8,6 +8,7 @@
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::ops {
@@ -25,17 +26,6 @@ struct Geometry {
 Tensor make_view_of(const Tensor& a, const Geometry& g) {
   return make_view(
       a, kernels::view_as_strided(a, g.sizes, g.strides, g.offset));
-}
-
-template <typename NodeT>
-std::shared_ptr<NodeT> record(const Tensor& out, const Tensor& a) {
-  if (!compute_requires_grad({&a})) {
-    return nullptr;
-  }
-  auto node = make_node<NodeT>();
-  node->set_next_edges(collect_next_edges({&a}));
-  set_history(out, node);
-  return node;
 }
 
 int64_t product(const Shape& s) {
@@ -184,14 +174,71 @@ Geometry slice_geometry(
   return g;
 }
 
-Shape contiguous_strides(const Shape& sizes) {
-  Shape strides(sizes.size());
-  int64_t s = 1;
-  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
-    strides[i] = s;
-    s *= std::max<int64_t>(sizes[i], 1);
+// The diagonal of dims dim1 and dim2 (offset above the main one when
+// positive, below when negative), appended as the last dim.
+Geometry diagonal_geometry(
+    const Shape& sizes,
+    const Shape& strides,
+    int64_t offset,
+    int64_t dim1,
+    int64_t dim2) {
+  int64_t n = static_cast<int64_t>(sizes.size());
+  int64_t d1 = maybe_wrap_dim(dim1, n);
+  int64_t d2 = maybe_wrap_dim(dim2, n);
+  NPGRAD_CHECK(
+      d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
+  int64_t length = 0;
+  int64_t start = 0;
+  if (offset >= 0 && offset < sizes[d2]) {
+    length = std::min(sizes[d1], sizes[d2] - offset);
+    start = offset * strides[d2];
+  } else if (offset < 0 && offset > -sizes[d1]) {
+    length = std::min(sizes[d1] + offset, sizes[d2]);
+    start = -offset * strides[d1];
   }
-  return strides;
+  Geometry g;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i != d1 && i != d2) {
+      g.sizes.push_back(sizes[i]);
+      g.strides.push_back(strides[i]);
+    }
+  }
+  g.sizes.push_back(length);
+  g.strides.push_back(strides[d1] + strides[d2]);
+  g.offset = length > 0 ? start : 0;
+  return g;
+}
+
+// The windows of unfold along d (wrapped; a 0-dim tensor counts as one
+// element): one dim of windows in place of d, the window's elements last.
+Geometry unfold_geometry(
+    const Shape& sizes,
+    const Shape& strides,
+    int64_t d,
+    int64_t size,
+    int64_t step) {
+  Geometry g{sizes, strides, 0};
+  if (sizes.empty()) {
+    g.sizes.push_back(size);
+    g.strides.push_back(1);
+    return g;
+  }
+  g.sizes[d] = (sizes[d] - size) / step + 1;
+  g.strides[d] = strides[d] * step;
+  g.sizes.push_back(size);
+  g.strides.push_back(strides[d]);
+  return g;
+}
+
+// Zeros of `sizes` with grad written at the view geometry(zeros) (the
+// backward of a view op).
+template <typename GeometryFn>
+Tensor zeros_with(const Tensor& grad, const Shape& sizes, GeometryFn geometry) {
+  Tensor z = zeros(sizes, grad.dtype());
+  Geometry g = geometry(z);
+  kernels::copy_into(
+      kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
+  return z;
 }
 
 }  // namespace
@@ -205,7 +252,7 @@ Tensor view(const Tensor& a, Shape sizes) {
       "least one dimension spans across two contiguous subspaces). Use "
       ".reshape(...) instead.");
   Tensor out = make_view_of(a, {sizes, *strides, 0});
-  if (auto node = record<ViewBackward0>(out, a)) {
+  if (auto node = record_node<ViewBackward0>(out, a)) {
     node->self_sizes = a.sizes();
   }
   return out;
@@ -219,7 +266,7 @@ Tensor reshape(const Tensor& a, Shape sizes) {
     }
     // A non-contiguous tensor that is still viewable: torch's _reshape_alias.
     Tensor out = make_view_of(a, {sizes, *strides, 0});
-    if (auto node = record<ReshapeAliasBackward0>(out, a)) {
+    if (auto node = record_node<ReshapeAliasBackward0>(out, a)) {
       node->self_sizes = a.sizes();
     }
     return out;
@@ -235,7 +282,7 @@ Tensor unsafe_view(const Tensor& a, Shape sizes) {
   Tensor out = kernels::view_as_strided(
       contiguous_a, sizes, contiguous_strides(sizes), 0);
   out.impl()->version_counter = a.impl()->version_counter;
-  if (auto node = record<UnsafeViewBackward0>(out, a)) {
+  if (auto node = record_node<UnsafeViewBackward0>(out, a)) {
     node->self_sizes = a.sizes();
   }
   return out;
@@ -286,7 +333,7 @@ Tensor expand(const Tensor& a, Shape sizes) {
     strides[i] = have == sizes[i] ? a.strides()[i - lead] : 0;
   }
   Tensor out = make_view_of(a, {sizes, strides, 0});
-  if (auto node = record<ExpandBackward0>(out, a)) {
+  if (auto node = record_node<ExpandBackward0>(out, a)) {
     node->self_sizes = a.sizes();
   }
   return out;
@@ -302,7 +349,7 @@ Tensor t(const Tensor& a) {
   std::reverse(g.sizes.begin(), g.sizes.end());
   std::reverse(g.strides.begin(), g.strides.end());
   Tensor out = make_view_of(a, g);
-  record<TBackward0>(out, a);
+  record_node<TBackward0>(out, a);
   return out;
 }
 
@@ -315,7 +362,7 @@ Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1) {
     std::swap(g.strides[d0], g.strides[d1]);
   }
   Tensor out = make_view_of(a, g);
-  if (auto node = record<TransposeBackward0>(out, a)) {
+  if (auto node = record_node<TransposeBackward0>(out, a)) {
     node->dim0 = dim0;
     node->dim1 = dim1;
   }
@@ -341,7 +388,7 @@ Tensor permute(const Tensor& a, std::vector<int64_t> dims) {
     g.strides[i] = a.strides()[d];
   }
   Tensor out = make_view_of(a, g);
-  if (auto node = record<PermuteBackward0>(out, a)) {
+  if (auto node = record_node<PermuteBackward0>(out, a)) {
     node->dims = dims;
   }
   return out;
@@ -356,7 +403,7 @@ Tensor squeeze(const Tensor& a) {
     }
   }
   Tensor out = make_view_of(a, g);
-  if (auto node = record<SqueezeBackward0>(out, a)) {
+  if (auto node = record_node<SqueezeBackward0>(out, a)) {
     node->self_sizes = a.sizes();
   }
   return out;
@@ -411,7 +458,7 @@ Tensor unsqueeze(const Tensor& a, int64_t dim) {
   g.sizes.insert(g.sizes.begin() + d, 1);
   g.strides.insert(g.strides.begin() + d, stride);
   Tensor out = make_view_of(a, g);
-  if (auto node = record<UnsqueezeBackward0>(out, a)) {
+  if (auto node = record_node<UnsqueezeBackward0>(out, a)) {
     node->dim = dim;
   }
   return out;
@@ -420,7 +467,7 @@ Tensor unsqueeze(const Tensor& a, int64_t dim) {
 Tensor select(const Tensor& a, int64_t dim, int64_t index) {
   Geometry g = select_geometry(a.sizes(), a.strides(), dim, index);
   Tensor out = make_view_of(a, g);
-  if (auto node = record<SelectBackward0>(out, a)) {
+  if (auto node = record_node<SelectBackward0>(out, a)) {
     node->dim = dim;
     node->index = index;
     node->self_sizes = a.sizes();
@@ -439,7 +486,7 @@ Tensor slice(
   int64_t d = maybe_wrap_dim(dim, a.dim());
   SliceBounds b = slice_bounds(a.sizes()[d], start, end, step);
   Tensor out = make_view_of(a, slice_geometry(a.sizes(), a.strides(), d, b));
-  if (auto node = record<SliceBackward0>(out, a)) {
+  if (auto node = record_node<SliceBackward0>(out, a)) {
     node->dim = dim;
     node->start = b.start;
     node->end = b.end;
@@ -449,6 +496,187 @@ Tensor slice(
     node->self_sizes = a.sizes();
   }
   return out;
+}
+
+Tensor select_int(const Tensor& a, int64_t dim, int64_t index) {
+  if (a.dim() > 0) {
+    int64_t size = a.sizes()[maybe_wrap_dim(dim, a.dim())];
+    NPGRAD_CHECK_INDEX(
+        index >= -size && index < size,
+        "select(): index ",
+        index,
+        " out of range for tensor of size ",
+        shape_str(a.sizes()),
+        " at dimension ",
+        dim);
+  }
+  return select(a, dim, index);
+}
+
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
+  NPGRAD_CHECK(a.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  NPGRAD_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  int64_t size = a.sizes()[maybe_wrap_dim(dim, a.dim())];
+  NPGRAD_CHECK_INDEX(
+      start >= -size && start <= size,
+      "start out of range (expected to be in range of [",
+      -size,
+      ", ",
+      size,
+      "], but got ",
+      start,
+      ")");
+  if (start < 0) {
+    start += size;
+  }
+  NPGRAD_CHECK(
+      start <= size - length,
+      "start (",
+      start,
+      ") + length (",
+      length,
+      ") exceeds dimension size (",
+      size,
+      ").");
+  return slice(a, dim, start, start + length, 1);
+}
+
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor out = make_view_of(
+      a, diagonal_geometry(a.sizes(), a.strides(), offset, dim1, dim2));
+  if (auto node = record_node<DiagonalBackward0>(out, a)) {
+    node->args = {offset, dim1, dim2};
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor unfold(const Tensor& a, int64_t dimension, int64_t size, int64_t step) {
+  int64_t d = maybe_wrap_dim(dimension, a.dim());
+  int64_t max_size = a.dim() == 0 ? 1 : a.sizes()[d];
+  NPGRAD_CHECK(
+      size <= max_size,
+      "maximum size for tensor at dimension ",
+      d,
+      " is ",
+      max_size,
+      " but size is ",
+      size);
+  NPGRAD_CHECK(size >= 0, "size is ", size, " but must be >= 0");
+  NPGRAD_CHECK(step > 0, "step is ", step, " but must be > 0");
+  Tensor out =
+      make_view_of(a, unfold_geometry(a.sizes(), a.strides(), d, size, step));
+  if (auto node = record_node<UnfoldBackward0>(out, a)) {
+    node->dimension = dimension;
+    node->size = size;
+    node->step = step;
+    node->self_sizes = a.sizes();
+  }
+  return out;
+}
+
+Tensor movedim(
+    const Tensor& a,
+    const std::vector<int64_t>& source,
+    const std::vector<int64_t>& destination) {
+  NPGRAD_CHECK(
+      source.size() == destination.size(),
+      "movedim: Invalid source or destination dims: source (",
+      shape_str(source),
+      " dims) should contain the same number of dims as destination (",
+      shape_str(destination),
+      " dims)");
+  int64_t n = a.dim();
+  // order[i]: the input dim that goes to position i (-1: not placed yet).
+  std::vector<int64_t> order(std::max<int64_t>(n, 1), -1);
+  std::vector<bool> moved(order.size());
+  std::vector<bool> taken(order.size());
+  for (std::size_t i = 0; i < source.size(); ++i) {
+    int64_t s = maybe_wrap_dim(source[i], n);
+    int64_t d = maybe_wrap_dim(destination[i], n);
+    NPGRAD_CHECK(
+        !moved[s],
+        "movedim: repeated dim in `source` (",
+        shape_str(source),
+        ")");
+    NPGRAD_CHECK(
+        !taken[d],
+        "movedim: repeated dim in `destination` (",
+        shape_str(destination),
+        ")");
+    moved[s] = taken[d] = true;
+    order[d] = s;
+  }
+  if (n == 0) {
+    return alias(a);  // as torch's movedim of a 0-dim tensor
+  }
+  int64_t next = 0;
+  for (auto& o : order) {
+    if (o == -1) {
+      while (moved[next]) {
+        ++next;
+      }
+      o = next++;
+    }
+  }
+  return permute(a, order);
+}
+
+Tensor flatten(const Tensor& a, int64_t start_dim, int64_t end_dim) {
+  if (a.dim() == 0) {
+    maybe_wrap_dim(start_dim, 0);
+    maybe_wrap_dim(end_dim, 0);
+    return reshape(a, {1});
+  }
+  int64_t s = maybe_wrap_dim(start_dim, a.dim());
+  int64_t e = maybe_wrap_dim(end_dim, a.dim());
+  NPGRAD_CHECK(
+      s <= e,
+      "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (s == e) {
+    return a;
+  }
+  Shape sizes(a.sizes().begin(), a.sizes().begin() + s);
+  sizes.push_back(
+      product(Shape(a.sizes().begin() + s, a.sizes().begin() + e + 1)));
+  sizes.insert(sizes.end(), a.sizes().begin() + e + 1, a.sizes().end());
+  return reshape(a, sizes);
+}
+
+Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes) {
+  // torch reports the errors of its inner calls as "unexpected".
+  NPGRAD_CHECK(
+      a.dim() > 0,
+      "unflatten got an unexpected error:\nDimension specified as ",
+      dim,
+      " but tensor has no dimensions");
+  int64_t d = maybe_wrap_dim(dim, a.dim());
+  NPGRAD_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  int64_t size = a.sizes()[d];
+  Shape inferred;
+  try {
+    inferred = infer_size(sizes, size);
+  } catch (const Error& e) {
+    int64_t known = 1;
+    for (int64_t s : sizes) {
+      known *= s == -1 ? 1 : s;
+    }
+    int64_t unknown = std::count(sizes.begin(), sizes.end(), -1);
+    NPGRAD_CHECK(
+        unknown > 1 || (unknown == 1 && known == 0 && size == 0),
+        "unflatten: Provided sizes ",
+        shape_str(sizes),
+        " don't multiply up to the size of dim ",
+        dim,
+        " (",
+        size,
+        ") in the input tensor");
+    throw Error(std::string("unflatten got an unexpected error:\n") + e.what());
+  }
+  Shape shape(a.sizes().begin(), a.sizes().begin() + d);
+  shape.insert(shape.end(), inferred.begin(), inferred.end());
+  shape.insert(shape.end(), a.sizes().begin() + d + 1, a.sizes().end());
+  return view(a, shape);
 }
 
 namespace {
@@ -580,19 +808,69 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
 
 Tensor alias(const Tensor& a) {
   Tensor out = make_view_of(a, {a.sizes(), a.strides(), 0});
-  record<AliasBackward0>(out, a);
+  record_node<AliasBackward0>(out, a);
   return out;
 }
 
 Tensor select_backward(
     const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index) {
-  Tensor z = zeros(sizes, grad.dtype());
-  Geometry g = select_geometry(z.sizes(), z.strides(), dim, index);
-  kernels::copy_into(
-      kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
-  if (auto node = record<SelectBackwardBackward0>(z, grad)) {
+  Tensor z = zeros_with(grad, sizes, [&](const Tensor& z) {
+    return select_geometry(z.sizes(), z.strides(), dim, index);
+  });
+  if (auto node = record_node<SelectBackwardBackward0>(z, grad)) {
     node->dim = dim;
     node->index = index;
+  }
+  return z;
+}
+
+Tensor diagonal_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    int64_t offset,
+    int64_t dim1,
+    int64_t dim2) {
+  Tensor z = zeros_with(grad, sizes, [&](const Tensor& z) {
+    return diagonal_geometry(z.sizes(), z.strides(), offset, dim1, dim2);
+  });
+  if (auto node = record_node<DiagonalBackwardBackward0>(z, grad)) {
+    node->args = {offset, dim1, dim2};
+  }
+  return z;
+}
+
+Tensor unfold_backward(
+    const Tensor& grad,
+    const Shape& sizes,
+    int64_t dim,
+    int64_t size,
+    int64_t step) {
+  Tensor z = zeros(sizes, grad.dtype());
+  // A 0-dim input unfolds as a tensor of one element.
+  bool scalar = sizes.empty();
+  Tensor z1 = scalar ? kernels::view_as_strided(z, {1}, {1}, 0) : z;
+  Tensor g1 = scalar ? kernels::view_as_strided(
+                           grad, {1, size}, {0, grad.strides()[0]}, 0)
+                     : grad;
+  int64_t d = maybe_wrap_dim(dim, z1.dim());
+  int64_t last = g1.dim() - 1;
+  Geometry windows{z1.sizes(), z1.strides(), 0};
+  windows.sizes[d] = g1.sizes()[d];
+  windows.strides[d] *= step;
+  // Element i of every window, added where it came from (windows overlap
+  // when step < size).
+  for (int64_t i = 0; i < size; ++i) {
+    Tensor region = kernels::view_as_strided(
+        z1, windows.sizes, windows.strides, i * z1.strides()[d]);
+    Geometry piece = select_geometry(g1.sizes(), g1.strides(), last, i);
+    Tensor src =
+        kernels::view_as_strided(g1, piece.sizes, piece.strides, piece.offset);
+    kernels::binary_out(kernels::Binary::Add, region, src, region);
+  }
+  if (auto node = record_node<UnfoldBackwardBackward0>(z, grad)) {
+    node->dim = dim;
+    node->size = size;
+    node->step = step;
   }
   return z;
 }
@@ -604,15 +882,14 @@ Tensor slice_backward(
     int64_t start,
     int64_t end,
     int64_t step) {
-  Tensor z = zeros(sizes, grad.dtype());
-  Geometry g = slice_geometry(
-      z.sizes(),
-      z.strides(),
-      maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size())),
-      {start, end, step});
-  kernels::copy_into(
-      kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
-  if (auto node = record<SliceBackwardBackward0>(z, grad)) {
+  Tensor z = zeros_with(grad, sizes, [&](const Tensor& z) {
+    return slice_geometry(
+        z.sizes(),
+        z.strides(),
+        maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size())),
+        {start, end, step});
+  });
+  if (auto node = record_node<SliceBackwardBackward0>(z, grad)) {
     node->dim = dim;
     node->start = start;
     node->end = end;

@@ -31,4 +31,14 @@ Shape infer_size(const Shape& a, const Shape& b) {
   return out;
 }
 
+Shape contiguous_strides(const Shape& sizes) {
+  Shape strides(sizes.size());
+  int64_t s = 1;
+  for (int64_t i = static_cast<int64_t>(sizes.size()) - 1; i >= 0; --i) {
+    strides[i] = s;
+    s *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
 }  // namespace npgrad

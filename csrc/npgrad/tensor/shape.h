@@ -1,7 +1,8 @@
 #pragma once
-// Broadcasting shape inference with torch's errors (ATen's infer_size). In
-// the tensor tier because the kernels need it too (their NumPy calls report a
-// failed broadcast in torch's words).
+// Shape helpers: broadcasting shape inference with torch's errors (ATen's
+// infer_size) and contiguous strides. In the tensor tier because the kernels
+// need them too (their NumPy calls report a failed broadcast in torch's
+// words).
 
 #include "npgrad/tensor/tensor.h"
 
@@ -11,5 +12,8 @@ namespace npgrad {
 /// tensor a (3) must match the size of tensor b (2) at non-singleton
 /// dimension 1" when they do not broadcast.
 Shape infer_size(const Shape& a, const Shape& b);
+
+/// The strides (in elements) of a C-contiguous tensor of `sizes`.
+Shape contiguous_strides(const Shape& sizes);
 
 }  // namespace npgrad

@@ -36,6 +36,57 @@ void IndexBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = index_backward(g[0], self_sizes, indices);
 }
 
+void FlipBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = flip(g[0], dims);
+}
+
+void RollBackward0::compute(const variable_list& g, variable_list& out) {
+  std::vector<int64_t> back;
+  for (int64_t s : shifts) {
+    // -s, wrapping at INT64_MIN as torch's negation does
+    back.push_back(static_cast<int64_t>(0 - static_cast<uint64_t>(s)));
+  }
+  out[0] = roll(g[0], back, dims);
+}
+
+void RepeatBackward0::compute(const variable_list& g, variable_list& out) {
+  if (repeats.empty()) {
+    out[0] = g[0];
+    return;
+  }
+  // The gradient seen as (repeats[0], size[0], repeats[1], size[1], ...),
+  // summed over the repeats.
+  std::size_t lead = repeats.size() - self_sizes.size();
+  Shape split;
+  std::vector<int64_t> repeat_dims;
+  for (std::size_t i = 0; i < repeats.size(); ++i) {
+    repeat_dims.push_back(static_cast<int64_t>(split.size()));
+    split.push_back(repeats[i]);
+    split.push_back(i < lead ? 1 : self_sizes[i - lead]);
+  }
+  out[0] = reshape(
+      sum(reshape(g[0], split), repeat_dims, /*keepdim=*/false), self_sizes);
+}
+
+void IndexSelectBackward0::compute(const variable_list& g, variable_list& out) {
+  int64_t d = maybe_wrap_dim(dim, static_cast<int64_t>(self_sizes.size()));
+  std::vector<Tensor> indices(d + 1);
+  indices[d] = index_.unpack();
+  out[0] = index_backward(g[0], self_sizes, indices);
+}
+
+template <bool kUpper>
+void TriangleBackward<kUpper>::compute(
+    const variable_list& g, variable_list& out) {
+  out[0] = kUpper ? triu(g[0], diagonal) : tril(g[0], diagonal);
+}
+template struct TriangleBackward<true>;
+template struct TriangleBackward<false>;
+
+void DiagEmbedBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = diagonal(g[0], args.offset, args.dim1, args.dim2);
+}
+
 void IndexPutImplBackward0::compute(
     const variable_list& g, variable_list& out) {
   if (!task_should_compute_output(1)) {

@@ -3,6 +3,7 @@
 // copy_, and the in-place fills.
 
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/nodes/view_nodes.h"
 
 namespace npgrad::autograd {
 
@@ -54,6 +55,72 @@ struct IndexPutImplBackward0 final : FormulaNode {
     v.tensor_list("_saved_indices", indices_);
   }
   SavedVariableList indices_;
+};
+
+struct FlipBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(FlipBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_dims", dims);
+  }
+  Shape dims;
+};
+
+struct RollBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(RollBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_dims", dims);
+    v.int_list("_saved_shifts", shifts);
+  }
+  Shape shifts, dims;
+};
+
+/// repeat and tile: each block of the gradient summed back onto the input.
+struct RepeatBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(RepeatBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_repeats", repeats);
+    v.int_list("_saved_self_sym_sizes", self_sizes);
+  }
+  Shape repeats, self_sizes;
+};
+
+/// index_select (repeat_interleave with a tensor of repeats records it).
+struct IndexSelectBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(IndexSelectBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.tensor("_saved_index", index_);
+    v.int_list("_saved_self_sym_sizes", self_sizes);
+  }
+  int64_t dim = 0;
+  SavedVariable index_;
+  Shape self_sizes;
+};
+
+/// triu (kUpper) and tril, and their in-place forms.
+template <bool kUpper>
+struct TriangleBackward final : FormulaNode {
+  std::string name() const override {
+    return kUpper ? "TriuBackward0" : "TrilBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_diagonal", diagonal);
+  }
+  int64_t diagonal = 0;
+};
+using TriuBackward0 = TriangleBackward<true>;
+using TrilBackward0 = TriangleBackward<false>;
+
+struct DiagEmbedBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(DiagEmbedBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override { args.visit(v); }
+  DiagonalArgs args{0, -2, -1};
 };
 
 struct FillBackward3 final : FormulaNode {

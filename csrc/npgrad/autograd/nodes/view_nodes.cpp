@@ -67,6 +67,19 @@ void SliceBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = slice_backward(g[0], self_sizes, dim, start, end, step);
 }
 
+template <bool kCopy>
+void DiagonalBackwardT<kCopy>::compute(
+    const variable_list& g, variable_list& out) {
+  out[0] =
+      diagonal_backward(g[0], self_sizes, args.offset, args.dim1, args.dim2);
+}
+template struct DiagonalBackwardT<false>;
+template struct DiagonalBackwardT<true>;
+
+void UnfoldBackward0::compute(const variable_list& g, variable_list& out) {
+  out[0] = unfold_backward(g[0], self_sizes, dimension, size, step);
+}
+
 namespace {
 // The gradient of each piece of a split or unbind: the incoming one, or
 // zeros of the piece's shape for an output that got none.
@@ -133,6 +146,16 @@ void SelectBackwardBackward0::compute(
 void SliceBackwardBackward0::compute(
     const variable_list& g, variable_list& out) {
   out[0] = slice(g[0], dim, start, end, step);
+}
+
+void DiagonalBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  out[0] = diagonal(g[0], args.offset, args.dim1, args.dim2);
+}
+
+void UnfoldBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  out[0] = unfold(g[0], dim, size, step);
 }
 
 }  // namespace npgrad::autograd

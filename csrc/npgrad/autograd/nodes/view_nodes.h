@@ -119,6 +119,45 @@ struct SliceBackward0 final : SizesNode {
   int64_t start_saved = 0, end_saved = 0;
 };
 
+/// The arguments of diagonal and diag_embed, as their nodes show them.
+struct DiagonalArgs {
+  int64_t offset = 0, dim1 = 0, dim2 = 1;
+  void visit(SavedAttributeVisitor& v) const {
+    v.integer("_saved_dim1", dim1);
+    v.integer("_saved_dim2", dim2);
+    v.integer("_saved_offset", offset);
+  }
+};
+
+/// diagonal (a view), and diag of a matrix, a copy of it (torch's
+/// diagonal_copy: DiagonalBackward0_copy).
+template <bool kCopy>
+struct DiagonalBackwardT final : SizesNode {
+  std::string name() const override {
+    return kCopy ? "DiagonalBackward0_copy" : "DiagonalBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    args.visit(v);
+    SizesNode::visit_saved(v);
+  }
+  DiagonalArgs args;
+};
+using DiagonalBackward0 = DiagonalBackwardT<false>;
+using DiagonalBackward0_copy = DiagonalBackwardT<true>;
+
+struct UnfoldBackward0 final : SizesNode {
+  NPGRAD_NODE_NAME(UnfoldBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dimension", dimension);
+    SizesNode::visit_saved(v);
+    v.integer("_saved_size", size);
+    v.integer("_saved_step", step);
+  }
+  int64_t dimension = 0, size = 0, step = 1;
+};
+
 /// split / chunk: the output gradients (zeros for an output nobody used)
 /// concatenated along dim.
 struct SplitBackward0 final : SizesNode {
@@ -183,6 +222,24 @@ struct SliceBackwardBackward0 final : FormulaNode {
     v.integer("_saved_step", step);
   }
   int64_t dim = 0, start = 0, end = 0, step = 1;
+};
+
+struct DiagonalBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(DiagonalBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override { args.visit(v); }
+  DiagonalArgs args;
+};
+
+struct UnfoldBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(UnfoldBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.integer("_saved_size", size);
+    v.integer("_saved_step", step);
+  }
+  int64_t dim = 0, size = 0, step = 1;
 };
 
 }  // namespace npgrad::autograd
