@@ -145,7 +145,6 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "FlipBackward0": lambda lib, a, b, v: a.flip(0),
     "RollBackward0": lambda lib, a, b, v: a.roll(1, -1),
     "RepeatBackward0": lambda lib, a, b, v: a.repeat(1, 2),
-    "IndexSelectBackward0": lambda lib, a, b, v: a.repeat_interleave(_index(lib) + 1, 0),
     "TriuBackward0": lambda lib, a, b, v: a.triu(1),
     "TrilBackward0": lambda lib, a, b, v: a.tril(-1),
     "DiagEmbedBackward0": lambda lib, a, b, v: v.diag_embed(),

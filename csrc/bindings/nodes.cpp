@@ -377,7 +377,6 @@ void bind_nodes(py::module_& m) {
   bind_node<FlipBackward0>(fm, "FlipBackward0");
   bind_node<RollBackward0>(fm, "RollBackward0");
   bind_node<RepeatBackward0>(fm, "RepeatBackward0");
-  bind_node<IndexSelectBackward0>(fm, "IndexSelectBackward0");
   bind_node<TriuBackward0>(fm, "TriuBackward0");
   bind_node<TrilBackward0>(fm, "TrilBackward0");
   bind_node<DiagEmbedBackward0>(fm, "DiagEmbedBackward0");

@@ -486,19 +486,6 @@ Tensor repeat_interleave(
   return index_select(input, dim.value_or(0), index);
 }
 
-Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index) {
-  int64_t d = maybe_wrap_dim(dim, a.dim());
-  std::vector<Tensor> indices(d + 1);
-  indices[d] = index;
-  Tensor out = kernels::index(a, indices);
-  if (auto node = record_node<IndexSelectBackward0>(out, a)) {
-    node->dim = dim;
-    node->index_ = SavedVariable(index, false);
-    node->self_sizes = a.sizes();
-  }
-  return out;
-}
-
 Tensor triu(const Tensor& a, int64_t diagonal) {
   Tensor out = triangle_values(a, diagonal, /*upper=*/true);
   if (auto node = record_node<TriuBackward0>(out, a)) {

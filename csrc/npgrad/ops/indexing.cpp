@@ -374,7 +374,7 @@ void check_index_copy(
       index.dim(),
       ")");
   NPGRAD_CHECK(
-      is_index_dtype(index),
+      index.dtype() == ScalarType::Int64,
       "index_copy_(): Expected a long tensor for index, but got ",
       scalar_type_name(index.dtype()));
   NPGRAD_CHECK(

@@ -319,8 +319,6 @@ Tensor repeat_interleave(
     std::optional<int64_t> output_size);
 /// torch.repeat_interleave(repeats): i repeated repeats[i] times (int64).
 Tensor repeat_interleave_index(const Tensor& repeats);
-/// The entries of `index` along dim (IndexSelectBackward0).
-Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 /// The upper (triu) or lower (tril) triangle of the last two dims, the rest
 /// zero; `diagonal` shifts the border above (positive) or below the main one.
 Tensor triu(const Tensor& a, int64_t diagonal);

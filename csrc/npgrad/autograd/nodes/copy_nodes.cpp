@@ -68,13 +68,6 @@ void RepeatBackward0::compute(const variable_list& g, variable_list& out) {
       sum(reshape(g[0], split), repeat_dims, /*keepdim=*/false), self_sizes);
 }
 
-void IndexSelectBackward0::compute(const variable_list& g, variable_list& out) {
-  int64_t d = maybe_wrap_dim(dim, static_cast<int64_t>(self_sizes.size()));
-  std::vector<Tensor> indices(d + 1);
-  indices[d] = index_.unpack();
-  out[0] = index_backward(g[0], self_sizes, indices);
-}
-
 template <bool kUpper>
 void TriangleBackward<kUpper>::compute(
     const variable_list& g, variable_list& out) {

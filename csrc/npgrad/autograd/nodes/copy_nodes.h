@@ -87,20 +87,6 @@ struct RepeatBackward0 final : FormulaNode {
   Shape repeats, self_sizes;
 };
 
-/// index_select (repeat_interleave with a tensor of repeats records it).
-struct IndexSelectBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(IndexSelectBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_dim", dim);
-    v.tensor("_saved_index", index_);
-    v.int_list("_saved_self_sym_sizes", self_sizes);
-  }
-  int64_t dim = 0;
-  SavedVariable index_;
-  Shape self_sizes;
-};
-
 /// triu (kUpper) and tril, and their in-place forms.
 template <bool kUpper>
 struct TriangleBackward final : FormulaNode {
