@@ -484,5 +484,87 @@ SHAPE = [
     Op("mT", lambda lib, a: a.mT, (R(2, 2, 3),), "TransposeBackward0", ("_saved_dim0", "_saved_dim1")),
 ]
 
-ALL = ARITHMETIC + POINTWISE + REDUCTIONS + VIEWS + COPIES + MASKING + DIM_REDUCTIONS + LINALG + INDEXING + SHAPE
+_SELECT_SAVED = ("_saved_dim", "_saved_indices", "_saved_keepdim", "_saved_self_sym_sizes")
+_SORT_SAVED = ("_saved_dim", "_saved_indices", "_saved_self_sym_sizes")
+_NORM_SAVED = ("_saved_dim", "_saved_keepdim", "_saved_ord", "_saved_self", "_saved_result")
+
+# Scans, sorting, selection along a dim and vector norms (inputs without ties).
+SORTING = [
+    Op("cumsum", lambda lib, a: a.cumsum(1), (R(2, 3),), "CumsumBackward0", ("_saved_dim",)),
+    Op(
+        "cumsum_function_negative_dim", lambda lib, a: lib.cumsum(a, -2), (R(3, 2),), "CumsumBackward0", ("_saved_dim",)
+    ),
+    Op(
+        "cumprod",
+        lambda lib, a: a.cumprod(-1),
+        (R(2, 3),),
+        "CumprodBackward0",
+        ("_saved_dim", "_saved_self", "_saved_result"),
+    ),
+    Op(
+        "cumprod_function",
+        lambda lib, a: lib.cumprod(a, 0),
+        (R(3, 2),),
+        "CumprodBackward0",
+        ("_saved_dim", "_saved_self", "_saved_result"),
+    ),
+    Op("sort", lambda lib, a: a.sort()[0], (R(2, 3),), "SortBackward0", _SORT_SAVED),
+    Op(
+        "sort_function_descending", lambda lib, a: lib.sort(a, 0, True).values, (R(3, 2),), "SortBackward0", _SORT_SAVED
+    ),
+    Op("sort_stable", lambda lib, a: a.sort(stable=True, dim=-2).values, (R(3, 2),), "SortBackward1", _SORT_SAVED),
+    Op("msort", lambda lib, a: lib.msort(a), (R(3, 2),), "SortBackward0", _SORT_SAVED),
+    Op("topk", lambda lib, a: a.topk(2).values, (R(2, 3),), "TopkBackward0", _SORT_SAVED),
+    Op(
+        "topk_function_smallest",
+        lambda lib, a: lib.topk(a, 2, 0, largest=False)[0],
+        (R(3, 2),),
+        "TopkBackward0",
+        _SORT_SAVED,
+    ),
+    Op("median", lambda lib, a: a.median(), (R(2, 3),), "MedianBackward0", ("_saved_self", "_saved_result")),
+    Op("median_function_dim", lambda lib, a: lib.median(a, 1).values, (R(2, 3),), "MedianBackward1", _SELECT_SAVED),
+    Op(
+        "median_negative_dim_keepdim",
+        lambda lib, a: a.median(-2, keepdim=True)[0],
+        (R(3, 2),),
+        "MedianBackward1",
+        _SELECT_SAVED,
+    ),
+    Op("kthvalue", lambda lib, a: a.kthvalue(2).values, (R(2, 3),), "KthvalueBackward0", _SELECT_SAVED),
+    Op(
+        "kthvalue_function_dim_keepdim",
+        lambda lib, a: lib.kthvalue(a, 3, 0, True)[0],
+        (R(3, 2),),
+        "KthvalueBackward0",
+        _SELECT_SAVED,
+    ),
+    Op("norm", lambda lib, a: a.norm(), (R(2, 3),), "LinalgVectorNormBackward0", _NORM_SAVED),
+    Op("norm_function_p1_dim", lambda lib, a: lib.norm(a, 1, 1), (R(2, 3),), "LinalgVectorNormBackward0", _NORM_SAVED),
+    Op(
+        "norm_p3_dims_keepdim",
+        lambda lib, a: a.norm(3.0, (0, -1), keepdim=True),
+        (R(2, 3, 2),),
+        "LinalgVectorNormBackward0",
+        _NORM_SAVED,
+    ),
+    Op("norm_inf", lambda lib, a: a.norm(float("inf"), 0), (R(2, 3),), "LinalgVectorNormBackward0", _NORM_SAVED),
+    Op(
+        "norm_fro_dims", lambda lib, a: lib.norm(a, "fro", (0, 1)), (R(2, 3),), "LinalgVectorNormBackward0", _NORM_SAVED
+    ),
+]
+
+ALL = (
+    ARITHMETIC
+    + POINTWISE
+    + REDUCTIONS
+    + VIEWS
+    + COPIES
+    + MASKING
+    + DIM_REDUCTIONS
+    + LINALG
+    + INDEXING
+    + SHAPE
+    + SORTING
+)
 # fmt: on

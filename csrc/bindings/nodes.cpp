@@ -12,6 +12,7 @@
 #include "npgrad/autograd/nodes/linalg_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
+#include "npgrad/autograd/nodes/sorting_nodes.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/util/error.h"
@@ -329,6 +330,15 @@ void bind_nodes(py::module_& m) {
   bind_node<MinBackward1>(fm, "MinBackward1");
   bind_node<MaxBackward0>(fm, "MaxBackward0");
   bind_node<MinBackward0>(fm, "MinBackward0");
+  bind_node<MedianBackward0>(fm, "MedianBackward0");
+  bind_node<MedianBackward1>(fm, "MedianBackward1");
+  bind_node<KthvalueBackward0>(fm, "KthvalueBackward0");
+  bind_node<LinalgVectorNormBackward0>(fm, "LinalgVectorNormBackward0");
+  bind_node<CumsumBackward0>(fm, "CumsumBackward0");
+  bind_node<CumprodBackward0>(fm, "CumprodBackward0");
+  bind_node<SortBackward0>(fm, "SortBackward0");
+  bind_node<SortBackward1>(fm, "SortBackward1");
+  bind_node<TopkBackward0>(fm, "TopkBackward0");
   bind_node<SoftmaxBackward0>(fm, "SoftmaxBackward0");
   bind_node<AmaxBackward0>(fm, "AmaxBackward0");
   bind_node<AminBackward0>(fm, "AminBackward0");

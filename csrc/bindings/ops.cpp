@@ -1086,6 +1086,168 @@ void bind_indexing(
       },
       py::kw_only(),
       "as_tuple"_a = false);
+// A (values, indices) pair as torch.return_types.<name>.
+py::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
+  py::object cls = py::module_::import("npgrad.return_types").attr(name);
+  return cls(r.first, r.second);
+}
+
+// torch.norm's p: a number, None (2.0) or "fro" (2, over at most two dims);
+// another string is a matrix norm, which npgrad does not have.
+Tensor norm_impl(
+    const Tensor& a,
+    py::handle p,
+    py::handle dim,
+    bool keepdim,
+    py::handle dtype) {
+  auto dims = optional_dims(dim, "norm");
+  double ord = 2;
+  bool ord_is_int = true;
+  if (py::isinstance<py::str>(p)) {
+    auto name = p.cast<std::string>();
+    bool vector = name == "fro" && (!dims || dims->size() <= 2);
+    if (!vector) {
+      Shape matrix_dims = dims.value_or(Shape{});
+      if (!dims) {
+        for (int64_t d = 0; d < a.dim(); ++d) {
+          matrix_dims.push_back(d);
+        }
+      }
+      NPGRAD_CHECK(
+          name == "fro" || name == "nuc",
+          "linalg.matrix_norm: Order ",
+          name,
+          " not supported.");
+      std::string got;
+      for (int64_t d : matrix_dims) {
+        got += (got.empty() ? "" : " ") + std::to_string(d);
+      }
+      NPGRAD_CHECK(
+          matrix_dims.size() == 2,
+          "linalg.matrix_norm: dim must be a 2-tuple. Got ",
+          got);
+      throw NotImplementedError(
+          "norm(): npgrad does not implement the nuclear norm (p='nuc')");
+    }
+  } else if (p.is_none()) {
+    ord_is_int = false;
+  } else {
+    NPGRAD_CHECK_TYPE(
+        PyNumber_Check(p.ptr()) && !is_tensor(p),
+        "norm(): argument 'p' must be a number or a string, not ",
+        python_type_name(p));
+    ord = p.cast<double>();
+    ord_is_int = PyLong_Check(p.ptr()) != 0;
+  }
+  return ops::vector_norm(
+      a, ord, ord_is_int, dims, keepdim, optional_dtype(dtype));
+}
+
+// Scans, sort, topk, median, kthvalue and norm: functions and methods.
+void bind_sorting(
+    py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
+  for (bool is_prod : {false, true}) {
+    const char* name = is_prod ? "cumprod" : "cumsum";
+    def_function_and_method(
+        m,
+        cls,
+        name,
+        [is_prod](const Tensor& a, int64_t dim, py::handle dtype) {
+          return is_prod ? ops::cumprod(a, dim, optional_dtype(dtype))
+                         : ops::cumsum(a, dim, optional_dtype(dtype));
+        },
+        "dim"_a,
+        py::kw_only(),
+        "dtype"_a = py::none());
+    cls.def(
+        is_prod ? "cumprod_" : "cumsum_",
+        [is_prod](py::object self, int64_t dim, py::handle dtype) {
+          auto t = self.cast<Tensor>();
+          if (is_prod) {
+            ops::cumprod_(t, dim, optional_dtype(dtype));
+          } else {
+            ops::cumsum_(t, dim, optional_dtype(dtype));
+          }
+          return self;
+        },
+        "dim"_a,
+        py::kw_only(),
+        "dtype"_a = py::none());
+  }
+  def_function_and_method(
+      m,
+      cls,
+      "sort",
+      [](const Tensor& a, int64_t dim, bool descending, py::handle stable) {
+        std::optional<bool> s;
+        if (!stable.is_none()) {
+          s = stable.cast<bool>();
+        }
+        return named_pair("sort", ops::sort(a, dim, descending, s));
+      },
+      "dim"_a = -1,
+      "descending"_a = false,
+      py::kw_only(),
+      "stable"_a = py::none());
+  def_function_and_method(
+      m,
+      cls,
+      "argsort",
+      [](const Tensor& a, int64_t dim, bool descending, bool stable) {
+        return ops::argsort(a, dim, descending, stable);
+      },
+      "dim"_a = -1,
+      "descending"_a = false,
+      py::kw_only(),
+      "stable"_a = false);
+  def_function_and_method(m, cls, "msort", [](const Tensor& a) {
+    return ops::sort(a, 0, false, std::nullopt).first;
+  });
+  def_function_and_method(
+      m,
+      cls,
+      "topk",
+      [](const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted) {
+        return named_pair("topk", ops::topk(a, k, dim, largest, sorted));
+      },
+      "k"_a,
+      "dim"_a = -1,
+      "largest"_a = true,
+      "sorted"_a = true);
+  def_function_and_method(
+      m,
+      cls,
+      "median",
+      [](const Tensor& a, py::handle dim, bool keepdim) -> py::object {
+        if (dim.is_none()) {
+          return py::cast(ops::median(a));
+        }
+        return named_pair(
+            "median", ops::median(a, dim.cast<int64_t>(), keepdim));
+      },
+      "dim"_a = py::none(),
+      "keepdim"_a = false);
+  def_function_and_method(
+      m,
+      cls,
+      "kthvalue",
+      [](const Tensor& a, int64_t k, int64_t dim, bool keepdim) {
+        return named_pair("kthvalue", ops::kthvalue(a, k, dim, keepdim));
+      },
+      "k"_a,
+      "dim"_a = -1,
+      "keepdim"_a = false);
+  def_function_and_method(
+      m,
+      cls,
+      "norm",
+      &norm_impl,
+      "p"_a = "fro",
+      "dim"_a = py::none(),
+      "keepdim"_a = false,
+      "dtype"_a = py::none());
+  // median(input) and median(input, dim): two torch overloads.
+  mark_torch_overloaded(m.attr("median"), 2);
 }
 
 }  // namespace
@@ -1832,6 +1994,7 @@ void bind_ops(py::module_& m) {
       "dim"_a = 0);
   bind_reductions(m, cls);
   bind_shape_ops(m, cls);
+  bind_sorting(m, cls);
   // sum(input, dim), max(input, dim | other), ...: several torch overloads.
   for (const char* name : {"sum", "mean", "max", "min", "squeeze"}) {
     mark_torch_overloaded(m.attr(name), 2);

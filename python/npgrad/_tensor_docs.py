@@ -961,6 +961,118 @@ tensor([1.3133, 3.3133])
 )
 
 add_docstr_all(
+    "cumsum",
+    """The cumulative sum along ``dim``, see ``torch.cumsum``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).cumsum(0)
+tensor([1., 3., 6.])
+""",
+)
+
+add_docstr_all(
+    "cumsum_",
+    """In-place ``cumsum``; ``dtype``, if given, must be this tensor's.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).cumsum_(0)
+tensor([1., 3., 6.])
+""",
+)
+
+add_docstr_all(
+    "cumprod",
+    """The cumulative product along ``dim``, see ``torch.cumprod``.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).cumprod(0)
+tensor([1., 2., 6.])
+""",
+)
+
+add_docstr_all(
+    "cumprod_",
+    """In-place ``cumprod``; ``dtype``, if given, must be this tensor's.
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).cumprod_(0)
+tensor([1., 2., 6.])
+""",
+)
+
+add_docstr_all(
+    "sort",
+    """``(values, indices)`` of a stable sort along ``dim``, see ``torch.sort``.
+
+>>> import npgrad as torch
+>>> torch.tensor([3.0, 1.0, 2.0]).sort().values
+tensor([1., 2., 3.])
+""",
+)
+
+add_docstr_all(
+    "argsort",
+    """The indices that sort this tensor along ``dim``, see ``torch.argsort``.
+
+>>> import npgrad as torch
+>>> torch.tensor([3.0, 1.0, 2.0]).argsort(descending=True)
+tensor([0, 2, 1])
+""",
+)
+
+add_docstr_all(
+    "msort",
+    """This tensor sorted along dim 0, see ``torch.msort``.
+
+>>> import npgrad as torch
+>>> torch.tensor([3.0, 1.0, 2.0]).msort()
+tensor([1., 2., 3.])
+""",
+)
+
+add_docstr_all(
+    "topk",
+    """``(values, indices)`` of the ``k`` largest elements along ``dim``, see
+``torch.topk``.
+
+>>> import npgrad as torch
+>>> torch.tensor([3.0, 1.0, 2.0]).topk(2, largest=False).indices
+tensor([1, 2])
+""",
+)
+
+add_docstr_all(
+    "median",
+    """The lower median, or ``(values, indices)`` along ``dim``, see ``torch.median``.
+
+>>> import npgrad as torch
+>>> torch.tensor([[3.0, 1.0, 2.0, 4.0]]).median(1).values
+tensor([2.])
+""",
+)
+
+add_docstr_all(
+    "kthvalue",
+    """``(values, indices)`` of the ``k``-th smallest element along ``dim``, see
+``torch.kthvalue``.
+
+>>> import npgrad as torch
+>>> torch.tensor([3.0, 1.0, 2.0]).kthvalue(1).values
+tensor(1.)
+""",
+)
+
+add_docstr_all(
+    "norm",
+    """The vector norm over ``dim``, see ``torch.norm``.
+
+>>> import npgrad as torch
+>>> torch.tensor([3.0, -4.0]).norm(1)
+tensor(7.)
+""",
+)
+
+add_docstr_all(
     "prod",
     """The product of all elements, or along ``dim``; integer tensors give int64.
 

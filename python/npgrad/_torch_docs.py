@@ -653,6 +653,104 @@ tensor(24.)
 )
 
 add_docstr(
+    _C.cumsum,
+    """The cumulative sum along ``dim``; integer and bool tensors give int64 unless
+``dtype`` is given.
+
+>>> import npgrad as torch
+>>> torch.cumsum(torch.tensor([1.0, 2.0, 3.0]), 0)
+tensor([1., 3., 6.])
+""",
+)
+
+add_docstr(
+    _C.cumprod,
+    """The cumulative product along ``dim``; zeros in the input get their exact
+gradient.
+
+>>> import npgrad as torch
+>>> torch.cumprod(torch.tensor([1.0, 2.0, 3.0]), 0)
+tensor([1., 2., 6.])
+""",
+)
+
+add_docstr(
+    _C.sort,
+    """``(values, indices)`` of a stable sort along ``dim``; NaN sorts as the largest
+value.
+
+>>> import npgrad as torch
+>>> torch.sort(torch.tensor([3.0, 1.0, 2.0]), descending=True).indices
+tensor([0, 2, 1])
+""",
+)
+
+add_docstr(
+    _C.argsort,
+    """The indices that sort ``input`` along ``dim`` (int64, no gradient).
+
+>>> import npgrad as torch
+>>> torch.argsort(torch.tensor([3.0, 1.0, 2.0]))
+tensor([1, 2, 0])
+""",
+)
+
+add_docstr(
+    _C.msort,
+    """``input`` sorted along dim 0.
+
+>>> import npgrad as torch
+>>> torch.msort(torch.tensor([[3.0, 1.0], [2.0, 4.0]]))
+tensor([[2., 1.],
+        [3., 4.]])
+""",
+)
+
+add_docstr(
+    _C.topk,
+    """``(values, indices)`` of the ``k`` largest (smallest when ``largest=False``)
+elements along ``dim``, in sorted order.
+
+>>> import npgrad as torch
+>>> torch.topk(torch.tensor([3.0, 1.0, 2.0]), 2).values
+tensor([3., 2.])
+""",
+)
+
+add_docstr(
+    _C.median,
+    """The lower median of all elements (NaN if there is one), or ``(values, indices)``
+along ``dim``.
+
+>>> import npgrad as torch
+>>> torch.median(torch.tensor([3.0, 1.0, 2.0, 4.0]))
+tensor(2.)
+""",
+)
+
+add_docstr(
+    _C.kthvalue,
+    """``(values, indices)`` of the ``k``-th smallest element along ``dim``.
+
+>>> import npgrad as torch
+>>> torch.kthvalue(torch.tensor([3.0, 1.0, 2.0]), 2).values
+tensor(2.)
+""",
+)
+
+add_docstr(
+    _C.norm,
+    """The vector norm ``(sum |x|^p)^(1/p)`` over ``dim`` (all when None): ``p`` a
+number, ``inf``, ``-inf``, ``0`` (the count of non-zeros) or ``'fro'`` (2); torch
+records it as ``linalg.vector_norm``.
+
+>>> import npgrad as torch
+>>> torch.norm(torch.tensor([3.0, 4.0]))
+tensor(5.)
+""",
+)
+
+add_docstr(
     _C.softmax,
     """``exp(input) / exp(input).sum(dim)``, computed stably.
 

@@ -32,6 +32,54 @@ class min(NamedTuple):  # noqa: A001
     indices: Tensor
 
 
+class sort(NamedTuple):
+    """``(values, indices)`` of ``Tensor.sort(dim)``.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([3.0, 1.0, 2.0]).sort().indices
+    tensor([1, 2, 0])
+    """
+
+    values: Tensor
+    indices: Tensor
+
+
+class topk(NamedTuple):
+    """``(values, indices)`` of ``Tensor.topk(k)``.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([3.0, 1.0, 2.0]).topk(2).values
+    tensor([3., 2.])
+    """
+
+    values: Tensor
+    indices: Tensor
+
+
+class median(NamedTuple):
+    """``(values, indices)`` of ``Tensor.median(dim)``.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([[3.0, 1.0, 2.0]]).median(dim=1).values
+    tensor([2.])
+    """
+
+    values: Tensor
+    indices: Tensor
+
+
+class kthvalue(NamedTuple):
+    """``(values, indices)`` of ``Tensor.kthvalue(k)``.
+
+    >>> import npgrad as torch
+    >>> torch.tensor([3.0, 1.0, 2.0]).kthvalue(1).indices
+    tensor(1)
+    """
+
+    values: Tensor
+    indices: Tensor
+
+
 def _structseq_repr(self: tuple) -> str:
     """As torch prints its return types: one field per line.
 

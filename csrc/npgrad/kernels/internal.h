@@ -45,6 +45,7 @@ struct NumpyFunctions {
   PyObject* matmul;
   PyObject* where;
   PyObject* concatenate;
+  PyObject* take_along_axis;
   PyObject* copyto;
   PyObject* isnan;
   PyObject* any;

@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "npgrad/tensor/tensor.h"
@@ -150,6 +151,15 @@ Tensor amax(
 Tensor argmax(
     const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max);
 Tensor softmax(const Tensor& a, int64_t dim, bool log);
+
+/// Cumulative sum / product along dim, computed and returned in dtype.
+Tensor cumsum(const Tensor& a, int64_t dim, ScalarType dtype);
+Tensor cumprod(const Tensor& a, int64_t dim, ScalarType dtype);
+/// (values, int64 indices) of a stable sort along dim (a has dim >= 1); NaN
+/// sorts as the largest value.
+std::pair<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending);
+/// NumPy's take_along_axis: a's elements at int64 `indices` along dim.
+Tensor take_along(const Tensor& a, const Tensor& indices, int64_t dim);
 
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim);

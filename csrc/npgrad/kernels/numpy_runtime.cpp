@@ -109,6 +109,7 @@ void init() {
   np_.matmul = get("matmul");
   np_.where = get("where");
   np_.concatenate = get("concatenate");
+  np_.take_along_axis = get("take_along_axis");
   np_.copyto = get("copyto");
   np_.isnan = get("isnan");
   np_.any = get("any");

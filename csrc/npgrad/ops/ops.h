@@ -25,6 +25,12 @@ Tensor to_dtype(const Tensor& t, ScalarType dtype);
 Tensor zeros(const Shape& sizes, ScalarType dtype);
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
+/// The result dtype of sum, prod, cumsum and cumprod: `dtype` when given,
+/// else int64 for integer and bool tensors, else a's.
+ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dtype);
+/// dims wrapped into [0, ndim), with torch's error for a repeated one (none
+/// for a 0-dim tensor, which any dim 0 or -1 reduces to itself).
+std::vector<int64_t> wrap_dims(std::vector<int64_t> dims, int64_t ndim);
 /// torch's result_type over two operands.
 ScalarType result_type(const Tensor& a, const Tensor& b);
 /// masked_fill's checks: a bool mask, a 0-dim value.
@@ -166,6 +172,47 @@ Tensor prod(
     int64_t dim,
     bool keepdim,
     std::optional<ScalarType> dtype = std::nullopt);
+
+/// torch's linalg.vector_norm: (sum |a|^ord)^(1 / ord) over dims (all when
+/// nullopt), computed in dtype when given (LinalgVectorNormBackward0).
+/// `ord_is_int` only decides how the node shows `_saved_ord`.
+Tensor vector_norm(
+    const Tensor& a,
+    double ord,
+    bool ord_is_int,
+    const std::optional<std::vector<int64_t>>& dims,
+    bool keepdim,
+    std::optional<ScalarType> dtype);
+
+// ---- Scans, sorting and selection along a dim ----
+// Dims are saved as given; results keep torch's dtypes (int64 indices, int64
+// scans of integer and bool tensors).
+Tensor cumsum(
+    const Tensor& a,
+    int64_t dim,
+    std::optional<ScalarType> dtype = std::nullopt);
+Tensor cumprod(
+    const Tensor& a,
+    int64_t dim,
+    std::optional<ScalarType> dtype = std::nullopt);
+void cumsum_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+void cumprod_(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+/// A stable sort (NaN largest): SortBackward0, or SortBackward1 when
+/// `stable` was given (torch's sort.stable overload).
+std::pair<Tensor, Tensor> sort(
+    const Tensor& a, int64_t dim, bool descending, std::optional<bool> stable);
+/// The indices of sort, no graph.
+Tensor argsort(const Tensor& a, int64_t dim, bool descending, bool stable);
+/// The k largest (smallest) along dim, in sorted order (TopkBackward0).
+std::pair<Tensor, Tensor> topk(
+    const Tensor& a, int64_t k, int64_t dim, bool largest, bool sorted);
+/// The lower median of all elements, NaN if there is one (MedianBackward0).
+Tensor median(const Tensor& a);
+/// (values, indices) of the lower median along dim (MedianBackward1).
+std::pair<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim);
+/// (values, indices) of the k-th smallest along dim (KthvalueBackward0).
+std::pair<Tensor, Tensor> kthvalue(
+    const Tensor& a, int64_t k, int64_t dim, bool keepdim);
 
 // ---- Views (share data and version counter; _base is the root base) ----
 Tensor view(const Tensor& a, Shape sizes);

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
+#include <string>
 
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
@@ -15,28 +17,6 @@ namespace npgrad::ops {
 using namespace npgrad::autograd;
 
 namespace {
-
-// The result dtype of sum and prod: integer and bool tensors give int64.
-ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dtype) {
-  if (dtype) {
-    return *dtype;
-  }
-  return is_integral(a.dtype(), true) ? ScalarType::Int64 : a.dtype();
-}
-
-std::vector<int64_t> wrap_dims(std::vector<int64_t> dims, int64_t ndim) {
-  std::vector<bool> seen(std::max<int64_t>(ndim, 1));
-  for (auto& d : dims) {
-    d = maybe_wrap_dim(d, ndim);
-    NPGRAD_CHECK(
-        !seen[d], "dim ", d, " appears multiple times in the list of dims");
-    seen[d] = true;
-  }
-  if (ndim == 0) {
-    dims.clear();  // reducing a 0-dim tensor over dim 0 or -1 is the identity
-  }
-  return dims;
-}
 
 void check_float_for_mean(const Tensor& a) {
   NPGRAD_CHECK(
@@ -76,6 +56,27 @@ void record_max0(
 }
 
 }  // namespace
+
+ScalarType sum_dtype(const Tensor& a, std::optional<ScalarType> dtype) {
+  if (dtype) {
+    return *dtype;
+  }
+  return is_integral(a.dtype(), true) ? ScalarType::Int64 : a.dtype();
+}
+
+std::vector<int64_t> wrap_dims(std::vector<int64_t> dims, int64_t ndim) {
+  std::vector<bool> seen(std::max<int64_t>(ndim, 1));
+  for (auto& d : dims) {
+    d = maybe_wrap_dim(d, ndim);
+    NPGRAD_CHECK(
+        !seen[d], "dim ", d, " appears multiple times in the list of dims");
+    seen[d] = true;
+  }
+  if (ndim == 0) {
+    dims.clear();  // reducing a 0-dim tensor over dim 0 or -1 is the identity
+  }
+  return dims;
+}
 
 double reduced_numel(const Shape& sizes, const std::vector<int64_t>& dims) {
   double n = 1;
@@ -514,6 +515,113 @@ Tensor prod(
     auto node = record_prod<ProdBackward1>(out, a);
     node->dim = dim;
     node->keepdim = keepdim;
+  }
+  return out;
+}
+
+namespace {
+// |x|^ord summed over dims, then the ord-th root: the values of vector_norm,
+// in x's dtype (float16 computes in float32 and rounds once).
+Tensor norm_values(
+    const Tensor& x,
+    double ord,
+    const std::vector<int64_t>& dims,
+    bool keepdim) {
+  kernels::IgnoreFpErrors quiet;
+  bool half = x.dtype() == ScalarType::Float16;
+  ScalarType dt = half ? ScalarType::Float32 : x.dtype();
+  static const kernels::UnaryUfunc& abs_ = kernels::unary_ufunc("absolute");
+  static const kernels::UnaryUfunc& sqrt_ = kernels::unary_ufunc("sqrt");
+  Tensor a = kernels::unary(abs_, x, dt);
+  Tensor out;
+  if (std::isinf(ord)) {
+    out = a.dim() == 0 ? a : kernels::amax(a, dims, keepdim, ord > 0);
+  } else if (ord == 0) {
+    Tensor nonzero = kernels::binary(
+        kernels::Binary::Ne, a, wrapped_scalar(0, ScalarType::Float64), dt);
+    out = kernels::sum(nonzero, dims, keepdim, dt);
+  } else if (ord == 1) {
+    out = kernels::sum(a, dims, keepdim, dt);
+  } else if (ord == 2) {
+    kernels::binary_out(kernels::Binary::Mul, a, a, a);
+    out = kernels::sum(a, dims, keepdim, dt);
+    kernels::unary_out(sqrt_, out, out);
+  } else {
+    Tensor p = wrapped_scalar(ord, ScalarType::Float64);
+    kernels::binary_out(kernels::Binary::Pow, a, p, a);
+    out = kernels::sum(a, dims, keepdim, dt);
+    kernels::binary_out(
+        kernels::Binary::Pow,
+        out,
+        wrapped_scalar(1 / ord, ScalarType::Float64),
+        out);
+  }
+  return half ? kernels::cast(out, x.dtype()) : out;
+}
+
+std::string format_ord(double ord) {
+  std::ostringstream s;
+  s << ord;
+  return s.str();
+}
+}  // namespace
+
+Tensor vector_norm(
+    const Tensor& a,
+    double ord,
+    bool ord_is_int,
+    const std::optional<std::vector<int64_t>>& dims,
+    bool keepdim,
+    std::optional<ScalarType> dtype) {
+  NPGRAD_CHECK(
+      is_floating(a.dtype()),
+      "linalg.vector_norm: Expected a floating point or complex tensor as "
+      "input. Got ",
+      scalar_type_name(a.dtype()));
+  if (dtype) {
+    NPGRAD_CHECK(
+        is_floating(*dtype),
+        "linalg.vector_norm: dtype should be floating point or complex, but "
+        "got ",
+        scalar_type_name(*dtype));
+    NPGRAD_CHECK(
+        promote_types(a.dtype(), *dtype) == *dtype,
+        "linalg.vector_norm: the dtype of the input (",
+        scalar_type_name(a.dtype()),
+        ") should be convertible without narrowing to the specified dtype (",
+        scalar_type_name(*dtype),
+        ")");
+  }
+  std::vector<int64_t> wrapped =
+      dims ? wrap_dims(*dims, a.dim()) : std::vector<int64_t>{};
+  if (a.numel() == 0 && (ord < 0 || std::isinf(ord))) {
+    NPGRAD_CHECK(
+        dims,
+        "linalg.vector_norm cannot compute the ",
+        format_ord(ord),
+        " norm on an empty tensor because the operation does not have an "
+        "identity");
+    for (int64_t d : wrapped) {
+      NPGRAD_CHECK(
+          a.sizes()[d] != 0,
+          "linalg.vector_norm cannot compute the ",
+          format_ord(ord),
+          " norm on the dimension ",
+          d,
+          "because this dimension is empty and the operation does not have "
+          "an identity");
+    }
+  }
+  Tensor x = dtype && *dtype != a.dtype() ? kernels::cast(a, *dtype) : a;
+  Tensor out = norm_values(x, ord, wrapped, keepdim);
+  if (compute_requires_grad({&a})) {
+    auto node = record(out, a, make_node<LinalgVectorNormBackward0>());
+    node->dims = dims;
+    node->keepdim = keepdim;
+    node->ord = ord;
+    node->ord_is_int = ord_is_int;
+    node->self_ = SavedVariable(a, false);
+    node->result_ = SavedVariable(out, true);
   }
   return out;
 }

@@ -11,6 +11,16 @@ using namespace npgrad::ops;
 Tensor scalar(double v) {
   return wrapped_scalar(v, ScalarType::Float64);
 }
+Tensor arange_along(int64_t n, int64_t ndim, int64_t dim) {
+  Shape shape(ndim, 1);
+  shape[dim] = n;
+  Tensor range = kernels::empty(shape, ScalarType::Int64);
+  for (int64_t i = 0; i < n; ++i) {
+    static_cast<int64_t*>(range.data_ptr())[i] = i;
+  }
+  return range;
+}
+
 Tensor times(const Tensor& t, double alpha) {
   return alpha == 1 ? t : mul(t, scalar(alpha));
 }

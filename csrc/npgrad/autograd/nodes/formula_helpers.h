@@ -9,6 +9,9 @@ namespace npgrad::autograd {
 
 /// A Python number as a float64 wrapped scalar (weak in type promotion).
 Tensor scalar(double v);
+/// 0, 1, ..., n - 1 (int64) laid along dim of an ndim-dim tensor whose
+/// other sizes are 1: the positions along dim, to compare with indices.
+Tensor arange_along(int64_t n, int64_t ndim, int64_t dim);
 /// t * alpha (t itself when alpha is 1).
 Tensor times(const Tensor& t, double alpha);
 /// See Note [Backward temporaries are reused] in formula_helpers.cpp: a * b

@@ -1,7 +1,9 @@
 #include "npgrad/autograd/nodes/reduction_nodes.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/autograd/nodes/half_formulas.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
@@ -36,20 +38,6 @@ Tensor sum_backward(
       sizes);
 }
 
-Tensor scalar(double v) {
-  return wrapped_scalar(v, ScalarType::Float64);
-}
-
-// 0, 1, ..., n - 1 laid along dim of an ndim-dim tensor (other sizes 1).
-Tensor arange_along(int64_t n, int64_t ndim, int64_t dim) {
-  Shape shape(ndim, 1);
-  shape[dim] = n;
-  Tensor range = kernels::empty(shape, ScalarType::Int64);
-  for (int64_t i = 0; i < n; ++i) {
-    static_cast<int64_t*>(range.data_ptr())[i] = i;
-  }
-  return range;
-}
 }  // namespace
 
 void SumBackward0::compute(const variable_list& g, variable_list& out) {
@@ -71,21 +59,18 @@ void MeanBackward1::compute(const variable_list& g, variable_list& out) {
   out[0] = div(sum_backward(g[0], self_sizes, dims, keepdim), scalar(n));
 }
 
-template <bool kIsMax>
-void MaxMinBackward1<kIsMax>::compute(
-    const variable_list& g, variable_list& out) {
+void EvenlyDistributeNode::compute(const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor result = result_.unpack(self_ptr());
-  Tensor hit = eq(self, result);
+  Tensor hit =
+      kernels::item(isnan(result)) != 0 ? isnan(self) : eq(self, result);
   Tensor count = sum(to_dtype(hit, g[0].dtype()));
   // where(), not mask * (g / count): when no element equals the saved result
   // (it was modified through hooks) count is 0 and the gradient is 0, not NaN.
   out[0] = where(hit, div(g[0], count), scalar(0));
 }
 
-template <bool kIsMax>
-void MaxMinBackward0<kIsMax>::compute(
-    const variable_list& g, variable_list& out) {
+void SelectAlongDimNode::compute(const variable_list& g, variable_list& out) {
   Tensor grad = g[0];
   Tensor indices = indices_.unpack();
   if (self_sizes.empty()) {
@@ -105,11 +90,6 @@ void MaxMinBackward0<kIsMax>::compute(
          indices);
   out[0] = mul(expand(grad, self_sizes), onehot);
 }
-
-template struct MaxMinBackward1<true>;
-template struct MaxMinBackward1<false>;
-template struct MaxMinBackward0<true>;
-template struct MaxMinBackward0<false>;
 
 template <bool kIsMax>
 void AmaxAminBackward0<kIsMax>::compute(
@@ -242,6 +222,43 @@ void LogSoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
       [&](const Tensor& grad, const Tensor& r) {
         return sub(grad, mul(exp(r), sum(grad, {dim}, true)));
       });
+}
+
+void LinalgVectorNormBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  if (ord == 0) {
+    return;  // no gradient (undefined), as torch's formula gives
+  }
+  Tensor self = self_.unpack();
+  int64_t ndim = self.dim();
+  Shape reduced = dims.value_or(Shape{});
+  Tensor grad = unsqueeze_reduced(g[0], ndim, reduced, keepdim);
+  Tensor norm =
+      unsqueeze_reduced(result_.unpack(self_ptr()), ndim, reduced, keepdim);
+  Tensor zero_norm = eq(norm, scalar(0));
+  Tensor r;
+  if (ord == 1) {
+    r = mul(sgn(self), grad);
+  } else if (ord == 2) {
+    r = mul(grad, where(zero_norm, scalar(0), div(self, norm)));
+  } else if (std::isinf(ord)) {
+    // Split evenly among the elements whose |x| is the norm.
+    Tensor hit = to_dtype(eq(abs(self), norm), grad.dtype());
+    r = mul(sgn(self), mul(div(grad, sum(hit, reduced, true)), hit));
+  } else if (ord < 1) {
+    Tensor scaled =
+        mul(sgn(self),
+            where(eq(self, scalar(0)), scalar(0), pow(abs(self), ord - 1)));
+    r = mul(mul(scaled, grad), pow(norm, 1 - ord));
+  } else {
+    Tensor scaled = ord < 2 ? where(
+                                  eq(self, scalar(0)),
+                                  scalar(0),
+                                  mul(self, pow(abs(self), ord - 2)))
+                            : mul(self, pow(abs(self), ord - 2));
+    r = mul(scaled, where(zero_norm, scalar(0), div(grad, pow(norm, ord - 1))));
+  }
+  out[0] = to_dtype(r, self.dtype());
 }
 
 }  // namespace npgrad::autograd

@@ -69,23 +69,24 @@ struct SelfResultNode : FormulaNode {
   SavedVariable self_, result_;
 };
 
-/// Full max/min: the gradient is spread evenly over ties.
-template <bool kIsMax>
-struct MaxMinBackward1 final : SelfResultNode {
-  std::string name() const override {
-    return kIsMax ? "MaxBackward1" : "MinBackward1";
-  }
+/// Full max/min and median: the gradient is spread evenly over the elements
+/// equal to the result (over the NaNs when the result is NaN).
+struct EvenlyDistributeNode : SelfResultNode {
   void compute(const variable_list& g, variable_list& out) override;
 };
-using MaxBackward1 = MaxMinBackward1<true>;
-using MinBackward1 = MaxMinBackward1<false>;
+struct MaxBackward1 final : EvenlyDistributeNode {
+  NPGRAD_NODE_NAME(MaxBackward1)
+};
+struct MinBackward1 final : EvenlyDistributeNode {
+  NPGRAD_NODE_NAME(MinBackward1)
+};
+struct MedianBackward0 final : EvenlyDistributeNode {
+  NPGRAD_NODE_NAME(MedianBackward0)
+};
 
-/// max/min along a dim: the gradient goes to the selected index.
-template <bool kIsMax>
-struct MaxMinBackward0 final : FormulaNode {
-  std::string name() const override {
-    return kIsMax ? "MaxBackward0" : "MinBackward0";
-  }
+/// max/min/median/kthvalue along a dim: the gradient goes to the selected
+/// index.
+struct SelectAlongDimNode : FormulaNode {
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
     v.integer("_saved_dim", dim);
@@ -98,8 +99,18 @@ struct MaxMinBackward0 final : FormulaNode {
   Shape self_sizes;
   SavedVariable indices_;
 };
-using MaxBackward0 = MaxMinBackward0<true>;
-using MinBackward0 = MaxMinBackward0<false>;
+struct MaxBackward0 final : SelectAlongDimNode {
+  NPGRAD_NODE_NAME(MaxBackward0)
+};
+struct MinBackward0 final : SelectAlongDimNode {
+  NPGRAD_NODE_NAME(MinBackward0)
+};
+struct MedianBackward1 final : SelectAlongDimNode {
+  NPGRAD_NODE_NAME(MedianBackward1)
+};
+struct KthvalueBackward0 final : SelectAlongDimNode {
+  NPGRAD_NODE_NAME(KthvalueBackward0)
+};
 
 /// Saves dims (as given; all when empty), keepdim, input and result.
 struct DimsSelfResultNode : SelfResultNode {
@@ -205,6 +216,31 @@ struct SoftmaxBackward0 final : SoftmaxBackward0Base {
 struct LogSoftmaxBackward0 final : SoftmaxBackward0Base {
   NPGRAD_NODE_NAME(LogSoftmaxBackward0)
   void compute(const variable_list& g, variable_list& out) override;
+};
+
+/// linalg.vector_norm (and torch.norm, which calls it). `dim` is None when
+/// not given (all dims); `ord` shows as an int or a float, as it was given.
+struct LinalgVectorNormBackward0 final : SelfResultNode {
+  NPGRAD_NODE_NAME(LinalgVectorNormBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    if (dims) {
+      v.int_list("_saved_dim", *dims);
+    } else {
+      v.none("_saved_dim");
+    }
+    v.boolean("_saved_keepdim", keepdim);
+    if (ord_is_int && ord >= 0) {
+      v.integer("_saved_ord", static_cast<int64_t>(ord));
+    } else {
+      v.real("_saved_ord", ord);
+    }
+    SelfResultNode::visit_saved(v);
+  }
+  std::optional<Shape> dims;
+  bool keepdim = false;
+  double ord = 2;
+  bool ord_is_int = false;
 };
 
 }  // namespace npgrad::autograd
