@@ -1086,6 +1086,8 @@ void bind_indexing(
       },
       py::kw_only(),
       "as_tuple"_a = false);
+}
+
 // A (values, indices) pair as torch.return_types.<name>.
 py::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
   py::object cls = py::module_::import("npgrad.return_types").attr(name);
