@@ -873,6 +873,19 @@ void bind_ops(py::module_& m) {
     return b.impl()->is_wrapped_number ? ops::pow(kernels::item(b), a)
                                        : ops::pow(b, a);
   });
+  // % is torch's remainder; number % tensor is remainder(Scalar, Tensor),
+  // whose derivative torch does not implement.
+  def_binary_operator(cls, "__mod__", [](const Tensor& a, const Tensor& b) {
+    return ops::binary<ops::binary_ops::Remainder>(a, b);
+  });
+  def_binary_operator(cls, "__rmod__", [](const Tensor& a, const Tensor& b) {
+    Tensor value;
+    {
+      autograd::AutoGradMode no_grad(false);
+      value = ops::binary<ops::binary_ops::Remainder>(b, a);
+    }
+    return ops::record_not_implemented(value, "aten::remainder", {a});
+  });
   def_binary_operator(cls, "__matmul__", [](const Tensor& a, const Tensor& b) {
     return ops::matmul(a, b);
   });
@@ -913,6 +926,9 @@ void bind_ops(py::module_& m) {
       cls, "__itruediv__", [](const Tensor& a, const Tensor& b) {
         ops::binary_<ops::binary_ops::Div>(a, b);
       });
+  def_inplace_operator(cls, "__imod__", [](const Tensor& a, const Tensor& b) {
+    ops::binary_<ops::binary_ops::Remainder>(a, b);
+  });
   cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });
   cls.def("__bool__", [](const Tensor& a) {
     NPGRAD_CHECK(

@@ -1188,6 +1188,18 @@ for _name, _what, _example, _out in (
 """,
     )
 
+for _op in _C._activation_table:
+    if _op["binding"] == "torch_and_method":
+        add_docstr_all(
+            _op["name"],
+            f"""{_op["summary"]}, elementwise. Its backward node is ``{_op["node"]}``.
+
+>>> import npgrad as torch
+>>> torch.tensor({_op["example_input"]}).{_op["name"]}()
+{_op["example_output"]}
+""",
+        )
+
 for _op in _C._op_table:
     if not _op["public"]:
         continue

@@ -233,6 +233,55 @@ for _op in _C._op_table:
     if _op["public"]:
         add_docstr(getattr(_C, _op["name"]), _table_op_doc(_op), name=_op["name"])
 
+# The activation table's functions at torch's top level (the others are
+# npgrad.nn.functional's): summary and example from each entry.
+
+
+def _activation_doc(op: dict, inplace: bool) -> str:
+    params = ", ".join(p["name"] for p in op["params"])
+    node = op["inplace_node"] if inplace else op["node"]
+    call = f"torch.{op['inplace'] if inplace else op['name']}(torch.tensor({op['example_input']}))"
+    if any(p["required"] for p in op["params"]):
+        call = call[:-1] + ", 0.0, 0.0)"
+        output = "tensor([0., 2.])"
+    else:
+        output = op["example_output"]
+    head = f"In place, returning ``input``: {op['summary']}" if inplace else op["summary"]
+    return f"""{head}, elementwise (parameters: {params}). Its backward node is ``{node}``.
+
+>>> import npgrad as torch
+>>> {call}
+{output}
+"""
+
+
+for _op in _C._activation_table:
+    if _op["binding"] != "nn":
+        add_docstr(getattr(_C, _op["name"]), _activation_doc(_op, False), name=_op["name"])
+        if _op["inplace"]:
+            add_docstr(getattr(_C, _op["inplace"]), _activation_doc(_op, True), name=_op["inplace"])
+
+add_docstr(
+    _C.selu,
+    """``scale * elu(x, alpha)`` with SELU's constants (``alpha = 1.6733``, ``scale =
+1.0507``), recorded as torch does: ``EluBackward0`` with those parameters saved.
+
+>>> import npgrad as torch
+>>> torch.selu(torch.tensor([-1.0, 2.0]))
+tensor([-1.1113,  2.1014])
+""",
+)
+
+add_docstr(
+    _C.selu_,
+    """In-place ``selu``, returning ``input`` (``EluBackward1``, which saves the result).
+
+>>> import npgrad as torch
+>>> torch.selu_(torch.tensor([-1.0, 2.0]))
+tensor([-1.1113,  2.1014])
+""",
+)
+
 add_docstr(
     _C.clamp,
     """Limits every element to ``[min, max]``; either bound may be ``None``.
