@@ -285,3 +285,14 @@ def test_modulo_in_place_forms_and_number_left_operand(ng):
     assert r.grad_fn.name() == "torch::autograd::NotImplemented"
     with pytest.raises(RuntimeError, match="derivative for aten::remainder is not implemented"):
         r.sum().backward()
+
+
+def test_sgn_function_and_method_record_sgnbackward0():
+    def run(lib):
+        x = lib.tensor([-2.0, 0.0, 3.0, float("nan")], requires_grad=True)
+        y = lib.sgn(x)
+        fn = y.grad_fn
+        return y.detach().tolist(), lib.tensor([-4, 0, 2]).sgn().tolist(), fn.name(), to_np(fn._saved_result).tolist()
+
+    got, want = run_both(run)
+    assert got == want

@@ -955,6 +955,7 @@ void bind_ops(py::module_& m) {
       },
       "exponent"_a);
   cls.def("square", &ops::square);
+  cls.def("sgn", &ops::sgn);
   cls.def(
       "matmul",
       [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
@@ -1218,6 +1219,7 @@ void bind_ops(py::module_& m) {
       "exponent"_a);
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
   m.def("square", &ops::square, "input"_a);
+  m.def("sgn", &ops::sgn, "input"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
   for (const char* name : {"clamp", "clip"}) {
     m.def(

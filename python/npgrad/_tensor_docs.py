@@ -452,6 +452,16 @@ tensor([3., 3.])
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr_all(
+    "sgn",
+    """The sign of each element, ``torch.sgn(self)`` (``SgnBackward0``).
+
+>>> import npgrad as torch
+>>> torch.tensor([-2, 0, 5]).sgn()
+tensor([-1,  0,  1])
+""",
+)
+
+add_docstr_all(
     "square",
     """``self ** 2`` (``pow(self, 2)``, ``PowBackward0``).
 

@@ -43,6 +43,17 @@ def add_internal_docstr(owner: Any, attr: str, docstr: str) -> None:
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr(
+    _C.sgn,
+    """The sign of each element (as ``sign`` for real tensors; NaN gives 0). Its backward
+node is ``SgnBackward0`` (a zero gradient), saving ``self`` and ``result``.
+
+>>> import npgrad as torch
+>>> torch.sgn(torch.tensor([-2.0, 0.0, 3.0]))
+tensor([-1.,  0.,  1.])
+""",
+)
+
+add_docstr(
     _C.square,
     """``input ** 2``, recorded as torch records it: ``pow(input, 2)`` with an integer
 exponent (``PowBackward0``; integer and bool tensors give int64).
