@@ -6,7 +6,10 @@ built module lists them as ``npgrad._C._op_table``. This script renders, between
 
 - in ``python/npgrad/_C/__init__.pyi``: the Tensor methods with their in-place forms,
   and the functions (``npgrad.<name>``);
-- in ``python/npgrad/_C/_functions.pyi``: the backward node classes.
+- in ``python/npgrad/_C/_functions.pyi``: the backward node classes;
+- from the activation table (``npgrad._C._activation_table``): its functions in
+  ``_C/_nn.pyi`` (torch._C._nn's) or ``_C/__init__.pyi`` (torch's top level), its
+  methods, and its nodes.
 
 Run it after adding an op and rebuilding (``pip install .``):
 
@@ -37,21 +40,55 @@ def _parameters(op: dict[str, Any]) -> str:
     return f", other: {other}{alpha}"
 
 
-def _methods(table: Table) -> list[str]:
+def _activation_parameters(op: dict[str, Any]) -> str:
+    """An activation's scalar parameters after ``input``/``self``."""
+    out = ""
+    for p in op["params"]:
+        if p["choice"]:
+            out += f", {p['name']}: str = {p['default']!r}".replace("'", '"')
+        elif p["required"]:
+            out += f", {p['name']}: _float"
+        else:
+            out += f", {p['name']}: _float = {p['default']:g}"
+    return out
+
+
+def _methods(table: Table, activations: Table) -> list[str]:
     lines = []
     for op in (op for op in table if op["public"]):
         lines.append(f"    def {op['name']}(self{_parameters(op)}) -> Tensor: ...\n")
         if op["inplace"]:
             lines.append(f"    def {op['inplace']}(self{_parameters(op)}) -> Tensor: ...\n")
+    for op in (op for op in activations if op["binding"] == "torch_and_method"):
+        lines.append(f"    def {op['name']}(self{_activation_parameters(op)}) -> Tensor: ...\n")
     return lines
 
 
-def _functions(table: Table) -> list[str]:
-    return [f"def {op['name']}(input: Tensor{_parameters(op)}) -> Tensor: ...\n" for op in table if op["public"]]
+def _activation_functions(activations: Table, nn: bool) -> list[str]:
+    lines = []
+    for op in (op for op in activations if (op["binding"] == "nn") == nn):
+        for name in (op["name"], op["inplace"]):
+            if name:
+                lines.append(f"def {name}(input: Tensor{_activation_parameters(op)}) -> Tensor: ...\n")
+    return lines
 
 
-def _nodes(table: Table) -> list[str]:
-    return [f"class {op['node']}(_NodeBase): ...\n" for op in table if op["node"]]
+def _functions(table: Table, activations: Table) -> list[str]:
+    lines = [f"def {op['name']}(input: Tensor{_parameters(op)}) -> Tensor: ...\n" for op in table if op["public"]]
+    return lines + _activation_functions(activations, nn=False)
+
+
+def _nodes(table: Table, activations: Table) -> list[str]:
+    lines = []
+    for op in (op for op in table if op["node"]):
+        lines.append(f"class {op['node']}(_NodeBase): ...\n")
+        if op.get("number_node"):
+            lines.append(f"class {op['number_node']}(_NodeBase): ...\n")
+    for op in activations:
+        lines.append(f"class {op['node']}(_NodeBase): ...\n")
+        if op["inplace_node"] and op["inplace_node"] != op["node"]:
+            lines.append(f"class {op['inplace_node']}(_NodeBase): ...\n")
+    return lines
 
 
 def _fill_regions(path: pathlib.Path, regions: list[list[str]]) -> str:
@@ -87,9 +124,13 @@ def rendered() -> dict[pathlib.Path, str]:
     from npgrad import _C
 
     table: Table = _C._op_table
+    activations: Table = _C._activation_table
     return {
-        STUBS / "__init__.pyi": _fill_regions(STUBS / "__init__.pyi", [_methods(table), _functions(table)]),
-        STUBS / "_functions.pyi": _fill_regions(STUBS / "_functions.pyi", [_nodes(table)]),
+        STUBS / "__init__.pyi": _fill_regions(
+            STUBS / "__init__.pyi", [_methods(table, activations), _functions(table, activations)]
+        ),
+        STUBS / "_functions.pyi": _fill_regions(STUBS / "_functions.pyi", [_nodes(table, activations)]),
+        STUBS / "_nn.pyi": _fill_regions(STUBS / "_nn.pyi", [_activation_functions(activations, nn=True)]),
     }
 
 

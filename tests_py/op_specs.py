@@ -37,6 +37,8 @@ class Op:
     saved: tuple[str, ...] = ()  # _saved_* attributes whose values are compared
     # inputs that only give a shape (view_as, expand_as): not differentiated
     shape_only: tuple[int, ...] = ()
+    # False where torch has no derivative of the backward formula (hardsigmoid)
+    double_backward: bool = True
 
     @property
     def grad_mask(self) -> tuple[bool, ...]:
@@ -554,6 +556,229 @@ SORTING = [
     ),
 ]
 
+
+def _F(lib: Any) -> Any:
+    return lib.nn.functional
+
+
+_ELU_SAVED = ("_saved_self", "_saved_alpha", "_saved_scale", "_saved_input_scale")
+
+# torch.nn.functional's activations: the activation table's nodes (with their
+# scalar parameters saved), the in-place forms' nodes, and torch's composites.
+ACTIVATIONS = [
+    Op("F_relu", lambda lib, a: _F(lib).relu(a), (R(2, 3),), "ReluBackward0", ("_saved_result",)),
+    Op(
+        "F_relu6",
+        lambda lib, a: _F(lib).relu6(a * 4),
+        (R(2, 3),),
+        "HardtanhBackward0",
+        ("_saved_self", "_saved_min_val", "_saved_max_val"),
+    ),
+    Op(
+        "F_leaky_relu",
+        lambda lib, a: _F(lib).leaky_relu(a, 0.2),
+        (R(2, 3),),
+        "LeakyReluBackward0",
+        ("_saved_self", "_saved_negative_slope"),
+    ),
+    Op(
+        "F_leaky_relu_inplace",
+        lambda lib, a: _F(lib).leaky_relu(a * 1, inplace=True),
+        (R(2, 3),),
+        "LeakyReluBackward1",
+        ("_saved_result", "_saved_negative_slope"),
+    ),
+    Op("F_elu", lambda lib, a: _F(lib).elu(a, 0.5), (R(2, 3),), "EluBackward0", _ELU_SAVED),
+    Op(
+        "F_elu_inplace",
+        lambda lib, a: _F(lib).elu_(a * 1, 2.0),
+        (R(2, 3),),
+        "EluBackward1",
+        ("_saved_result", "_saved_alpha", "_saved_scale"),
+    ),
+    Op("F_selu", lambda lib, a: _F(lib).selu(a), (R(2, 3),), "EluBackward0", _ELU_SAVED),
+    Op(
+        "selu_function_inplace",
+        lambda lib, a: lib.selu_(a * 1),
+        (R(2, 3),),
+        "EluBackward1",
+        ("_saved_result", "_saved_alpha", "_saved_scale"),
+    ),
+    Op("F_celu", lambda lib, a: _F(lib).celu(a, 2.0), (R(2, 3),), "CeluBackward0", ("_saved_self", "_saved_alpha")),
+    Op(
+        "celu_function_inplace",
+        lambda lib, a: lib.celu_(a * 1, 0.5),
+        (R(2, 3),),
+        "CeluBackward1",
+        ("_saved_result", "_saved_alpha"),
+    ),
+    Op("F_gelu", lambda lib, a: _F(lib).gelu(a), (R(2, 3),), "GeluBackward0", ("_saved_self", "_saved_approximate")),
+    Op(
+        "F_gelu_tanh",
+        lambda lib, a: _F(lib).gelu(a, approximate="tanh"),
+        (R(2, 3),),
+        "GeluBackward0",
+        ("_saved_self", "_saved_approximate"),
+    ),
+    Op("F_silu", lambda lib, a: _F(lib).silu(a), (R(2, 3),), "SiluBackward0", ("_saved_self",)),
+    Op(
+        "F_silu_inplace",
+        lambda lib, a: _F(lib).silu(a * 1, inplace=True),
+        (R(2, 3),),
+        "SiluBackward0",
+        ("_saved_self",),
+    ),
+    Op("F_mish", lambda lib, a: _F(lib).mish(a * 3), (R(2, 3),), "MishBackward0", ("_saved_self",)),
+    Op(
+        "F_softplus",
+        lambda lib, a: _F(lib).softplus(a),
+        (R(2, 3),),
+        "SoftplusBackward0",
+        ("_saved_self", "_saved_beta", "_saved_threshold"),
+    ),
+    Op(
+        "F_softplus_beta_threshold",
+        lambda lib, a: _F(lib).softplus(a, 2, 1.0),
+        (R(2, 3),),
+        "SoftplusBackward0",
+        ("_saved_self", "_saved_beta", "_saved_threshold"),
+    ),
+    Op("F_softsign", lambda lib, a: _F(lib).softsign(a), (R(2, 3),), "DivBackward0", ("_saved_self", "_saved_other")),
+    Op(
+        "F_hardtanh",
+        lambda lib, a: _F(lib).hardtanh(a, -0.5, 0.5),
+        (R(2, 3),),
+        "HardtanhBackward0",
+        ("_saved_self", "_saved_min_val", "_saved_max_val"),
+    ),
+    Op(
+        "F_hardtanh_inplace",
+        lambda lib, a: _F(lib).hardtanh_(a * 2),
+        (R(2, 3),),
+        "HardtanhBackward0",
+        ("_saved_self", "_saved_min_val", "_saved_max_val"),
+    ),
+    Op(
+        "F_hardsigmoid",
+        lambda lib, a: _F(lib).hardsigmoid(a * 4),
+        (R(2, 3),),
+        "HardsigmoidBackward0",
+        ("_saved_self",),
+        double_backward=False,
+    ),
+    Op("F_hardswish", lambda lib, a: _F(lib).hardswish(a * 4), (R(2, 3),), "HardswishBackward0", ("_saved_self",)),
+    Op(
+        "F_hardswish_inplace",
+        lambda lib, a: _F(lib).hardswish(a * 4, inplace=True),
+        (R(2, 3),),
+        "HardswishBackward0",
+        ("_saved_self",),
+    ),
+    Op(
+        "F_logsigmoid",
+        lambda lib, a: _F(lib).logsigmoid(a * 3),
+        (R(2, 3),),
+        "LogSigmoidBackward0",
+        ("_saved_self", "_saved_buffer"),
+    ),
+    Op("F_tanhshrink", lambda lib, a: _F(lib).tanhshrink(a), (R(2, 3),), "SubBackward0", ("_saved_alpha",)),
+    Op(
+        "F_softshrink",
+        lambda lib, a: _F(lib).softshrink(a),
+        (R(2, 3),),
+        "SoftshrinkBackward0",
+        ("_saved_self", "_saved_lambd"),
+    ),
+    Op(
+        "F_hardshrink",
+        lambda lib, a: _F(lib).hardshrink(a, 0.6),
+        (R(2, 3),),
+        "HardshrinkBackward0",
+        ("_saved_self", "_saved_lambd"),
+    ),
+    Op(
+        "hardshrink_method",
+        lambda lib, a: a.hardshrink(),
+        (R(2, 3),),
+        "HardshrinkBackward0",
+        ("_saved_self", "_saved_lambd"),
+    ),
+    Op(
+        "F_threshold",
+        lambda lib, a: _F(lib).threshold(a, 0.1, 2.0),
+        (R(2, 3),),
+        "ThresholdBackward0",
+        ("_saved_self", "_saved_threshold"),
+    ),
+    Op(
+        "F_threshold_inplace",
+        lambda lib, a: _F(lib).threshold_(a * 1, -0.1, 2.0),
+        (R(2, 3),),
+        "ThresholdBackward1",
+        ("_saved_self", "_saved_threshold"),
+    ),
+    Op("F_sigmoid", lambda lib, a: _F(lib).sigmoid(a), (R(2, 3),), "SigmoidBackward0", ("_saved_result",)),
+    Op("F_tanh", lambda lib, a: _F(lib).tanh(a), (R(2, 3),), "TanhBackward0", ("_saved_result",)),
+    Op(
+        "F_softmax",
+        lambda lib, a: _F(lib).softmax(a, dim=1),
+        (R(2, 3),),
+        "SoftmaxBackward0",
+        ("_saved_dim", "_saved_result"),
+    ),
+    Op(
+        "F_log_softmax",
+        lambda lib, a: _F(lib).log_softmax(a, dim=-1),
+        (R(2, 3),),
+        "LogSoftmaxBackward0",
+        ("_saved_dim", "_saved_result"),
+    ),
+    Op(
+        "F_softmin",
+        lambda lib, a: _F(lib).softmin(a, dim=0),
+        (R(2, 3),),
+        "SoftmaxBackward0",
+        ("_saved_dim", "_saved_result"),
+    ),
+]
+
+# fmod and remainder: a Python number records the *Backward0 node (nothing saved),
+# a tensor the *Backward1 node.
+MODULO = [
+    Op("fmod_number", lambda lib, a: lib.fmod(a, 0.3), (R(2, 3),), "FmodBackward0"),
+    Op(
+        "fmod_tensor_broadcast",
+        lambda lib, a, b: lib.fmod(a, b),
+        (R(2, 3), P(3)),
+        "FmodBackward1",
+        ("_saved_self", "_saved_other"),
+    ),
+    Op(
+        "fmod_method_inplace",
+        lambda lib, a, b: (a * 1).fmod_(b),
+        (R(2, 3), P(2, 3)),
+        "FmodBackward1",
+        ("_saved_self", "_saved_other"),
+    ),
+    Op("remainder_number", lambda lib, a: lib.remainder(a, 0.3), (R(2, 3),), "RemainderBackward0"),
+    Op("remainder_operator", lambda lib, a: a % 0.7, (R(2, 3),), "RemainderBackward0"),
+    Op(
+        "remainder_tensor",
+        lambda lib, a, b: a.remainder(b),
+        (R(2, 3), P(2, 3)),
+        "RemainderBackward1",
+        ("_saved_self", "_saved_other"),
+    ),
+    Op(
+        "remainder_operator_tensor",
+        lambda lib, a, b: a % b,
+        (R(2, 3), P(2, 1)),
+        "RemainderBackward1",
+        ("_saved_self", "_saved_other"),
+    ),
+    Op("remainder_inplace_number", lambda lib, a: (a * 1).remainder_(0.4), (R(2, 3),), "RemainderBackward0"),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -566,5 +791,7 @@ ALL = (
     + INDEXING
     + SHAPE
     + SORTING
+    + ACTIVATIONS
+    + MODULO
 )
 # fmt: on

@@ -100,10 +100,11 @@ def _public_names() -> list[tuple[str, Any]]:
     import npgrad.autograd.function as function
     import npgrad.autograd.graph as graph
     import npgrad.autograd.variable as variable
+    import npgrad.nn.functional as functional
     import npgrad.utils.hooks as hooks
 
     out: list[tuple[str, Any]] = []
-    for mod in (npgrad, npgrad.autograd, graph, function, variable, hooks):
+    for mod in (npgrad, npgrad.autograd, graph, function, variable, hooks, npgrad.nn, functional):
         for name in mod.__all__:
             out.append((f"{mod.__name__}.{name}", getattr(mod, name)))
     # Tensor: its public methods and properties, and the private attributes

@@ -218,6 +218,22 @@ for _op in npgrad._C._op_table:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
     elif _op["public"]:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
+        if _op["number_node"]:
+            PROGRAMS.setdefault(_op["number_node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(2))
+
+# The activation table's nodes: the function (torch._C._nn's or torch's), and the
+# in-place form for an in-place node of its own.
+for _op in npgrad._C._activation_table:
+    _args = tuple(0.1 for p in _op["params"] if p["required"])
+
+    def _call(lib: Any, a: Any, name: str, nn: bool = _op["binding"] == "nn", args: tuple = _args) -> Any:
+        return getattr(lib._C._nn if nn else lib, name)(a, *args)
+
+    PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"], call=_call: call(lib, a, name))
+    if _op["inplace_node"]:
+        PROGRAMS.setdefault(
+            _op["inplace_node"], lambda lib, a, b, v, name=_op["inplace"], call=_call: call(lib, a * 1, name)
+        )
 
 # Where torch's graph has another node for the same program. torch's as_strided
 # backward writes the gradient through a view (CopySlices) where npgrad records a

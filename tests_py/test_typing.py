@@ -59,7 +59,7 @@ def _stub_class(tree: ast.Module, name: str) -> ast.ClassDef:
 
 def test_package_is_marked_typed() -> None:
     assert (PACKAGE / "py.typed").is_file()
-    for name in ("__init__.pyi", "_autograd.pyi", "_functions.pyi"):
+    for name in ("__init__.pyi", "_autograd.pyi", "_functions.pyi", "_nn.pyi"):
         assert (STUBS / name).is_file(), name
 
 
@@ -78,7 +78,12 @@ def test_stub_has_no_tensor_attribute_the_runtime_lacks() -> None:
 
 @pytest.mark.parametrize(
     "module,stub_file",
-    [("_C", "__init__.pyi"), ("_C._autograd", "_autograd.pyi"), ("_C._functions", "_functions.pyi")],
+    [
+        ("_C", "__init__.pyi"),
+        ("_C._autograd", "_autograd.pyi"),
+        ("_C._functions", "_functions.pyi"),
+        ("_C._nn", "_nn.pyi"),
+    ],
 )
 def test_stub_lists_every_module_name(module: str, stub_file: str) -> None:
     mod = npgrad._C

@@ -118,6 +118,11 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
       result = py::none();
     }
   }
+  void text(const char* name, const char* v) override {
+    if (hit(name)) {
+      result = py::str(v);
+    }
+  }
   bool found = false;
   py::object result;
 

@@ -3,7 +3,10 @@
 // the in-place method, the backward node class, and _C._op_table, from which
 // the docstrings (_torch_docs.py, _tensor_docs.py) and the stubs
 // (scripts/update_op_stubs.py) are made.
+#include <utility>
+
 #include "bindings.h"
+#include "npgrad/ops/activation_ops.h"
 #include "npgrad/ops/binary_ops.h"
 #include "npgrad/ops/unary_ops.h"
 
@@ -82,6 +85,15 @@ Tensor binary_operand(
       ") must be Tensor, not ",
       python_type_name(obj));
   return t;
+}
+
+template <typename Op>
+py::object binary_number_node() {
+  if constexpr (ops::detail::HasNumberNode<Op>::value) {
+    return py::str(Op::number_node);
+  } else {
+    return py::none();
+  }
 }
 
 template <typename Op>
@@ -170,6 +182,189 @@ void bind_binary_callables(py::module_& m, Cls& cls) {
   }
 }
 
+// ---- The activation table ----
+
+// The Python type of an activation parameter: a number, or a string for a
+// Choice (gelu's approximate).
+template <typename Op, std::size_t I>
+using ActivationArg = std::conditional_t<
+    Op::params[I].kind == ops::ParamKind::Choice,
+    std::string,
+    double>;
+
+template <typename Op, std::size_t I>
+double activation_param(const ActivationArg<Op, I>& value) {
+  if constexpr (Op::params[I].kind == ops::ParamKind::Choice) {
+    for (std::size_t c = 0; c < Op::choices.size(); ++c) {
+      if (value == Op::choices[c]) {
+        return static_cast<double>(c);
+      }
+    }
+    NPGRAD_CHECK(false, Op::choice_error);
+    return 0;
+  } else {
+    return value;
+  }
+}
+
+template <typename Op, std::size_t I>
+py::arg_v activation_arg() {
+  constexpr ops::Param param = Op::params[I];
+  if constexpr (param.kind == ops::ParamKind::Choice) {
+    return py::arg(param.name) =
+               std::string(ops::detail::choice_name<Op>(param.default_value));
+  } else {
+    // A required parameter is bound without a default (see below).
+    return py::arg(param.name) = param.default_value;
+  }
+}
+
+template <typename Op>
+constexpr bool all_params_have_defaults() {
+  for (const auto& param : Op::params) {
+    if (param.required()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Binds `fn(input, <params>)` as `name` on `scope` (a module, or the Tensor
+// class). InPlace: the in-place form, returning self.
+template <typename Op, bool InPlace, typename Scope, std::size_t... I>
+void bind_activation_callable(
+    Scope& scope, const char* name, std::index_sequence<I...>) {
+  auto fn = [](const Tensor& input, const ActivationArg<Op, I>&... args) {
+    ops::ParamValues p{};
+    ((p[I] = activation_param<Op, I>(args)), ...);
+    if constexpr (InPlace) {
+      ops::activation_<Op>(input, p);
+      return input;
+    } else {
+      return ops::activation<Op>(input, p);
+    }
+  };
+  // torch's signatures here: every parameter has a default, or none has.
+  // A method's self is not annotated (pybind11 adds it).
+  if constexpr (std::is_same_v<Scope, py::module_>) {
+    if constexpr (all_params_have_defaults<Op>()) {
+      scope.def(name, fn, py::arg("input"), activation_arg<Op, I>()...);
+    } else {
+      scope.def(name, fn, py::arg("input"), py::arg(Op::params[I].name)...);
+    }
+  } else {
+    if constexpr (all_params_have_defaults<Op>()) {
+      scope.def(name, fn, activation_arg<Op, I>()...);
+    } else {
+      scope.def(name, fn, py::arg(Op::params[I].name)...);
+    }
+  }
+}
+
+template <typename Op>
+void bind_activation(py::module_& m, py::module_& nn, py::object cls) {
+  constexpr auto indices = std::make_index_sequence<Op::params.size()>();
+  py::module_ scope = Op::binding == ops::Where::Nn ? nn : m;
+  std::string inplace_name = std::string(Op::name) + "_";
+  bind_activation_callable<Op, false>(scope, Op::name, indices);
+  if constexpr (Op::inplace != ops::Inplace::None) {
+    bind_activation_callable<Op, true>(scope, inplace_name.c_str(), indices);
+  }
+  if constexpr (Op::binding == ops::Where::TorchAndMethod) {
+    auto tensor_cls = py::reinterpret_borrow<
+        py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(cls);
+    bind_activation_callable<Op, false>(tensor_cls, Op::name, indices);
+  }
+}
+
+template <typename Op>
+py::tuple activation_params() {
+  py::list params;
+  for (const auto& param : Op::params) {
+    py::object default_value =
+        param.required() ? py::object(py::none())
+        : param.kind == ops::ParamKind::Choice
+            ? py::object(
+                  py::str(ops::detail::choice_name<Op>(param.default_value)))
+            : py::object(py::float_(param.default_value));
+    params.append(
+        py::dict(
+            "name"_a = param.name,
+            "default"_a = default_value,
+            "required"_a = param.required(),
+            "choice"_a = param.kind == ops::ParamKind::Choice));
+  }
+  return py::tuple(params);
+}
+
+template <typename Op>
+py::object activation_inplace_node() {
+  if constexpr (Op::inplace == ops::Inplace::None) {
+    return py::none();
+  } else if constexpr (ops::detail::HasInplaceNode<Op>::value) {
+    return py::str(Op::inplace_node);
+  } else {
+    return py::str(Op::node);
+  }
+}
+
+void bind_activation_table(py::module_& m, py::module_& nodes, py::object cls) {
+  py::module_ nn =
+      m.def_submodule("_nn", "The activations torch keeps in torch._C._nn");
+  py::list table;
+  ops::activation_ops::ActivationOps::for_each([&](auto op) {
+    using Op = decltype(op);
+    py::class_<
+        ops::ActivationBackward<Op>,
+        autograd::Node,
+        std::shared_ptr<ops::ActivationBackward<Op>>>(
+        nodes, Op::node, py::custom_type_setup(setup_node_type_gc));
+    if constexpr (ops::detail::HasInplaceNode<Op>::value) {
+      py::class_<
+          ops::ActivationBackward<Op, true>,
+          autograd::Node,
+          std::shared_ptr<ops::ActivationBackward<Op, true>>>(
+          nodes, Op::inplace_node, py::custom_type_setup(setup_node_type_gc));
+    }
+    bind_activation<Op>(m, nn, cls);
+    constexpr const char* where = Op::binding == ops::Where::Nn ? "nn"
+                                  : Op::binding == ops::Where::Torch
+                                      ? "torch"
+                                      : "torch_and_method";
+    table.append(
+        py::dict(
+            "family"_a = "activation",
+            "name"_a = Op::name,
+            "binding"_a = where,
+            "inplace"_a = Op::inplace != ops::Inplace::None
+                              ? py::object(py::str(std::string(Op::name) + "_"))
+                              : py::object(py::none()),
+            "node"_a = Op::node,
+            "inplace_node"_a = activation_inplace_node<Op>(),
+            "params"_a = activation_params<Op>(),
+            "summary"_a = Op::doc.summary,
+            "example_input"_a = Op::doc.example_input,
+            "example_output"_a = Op::doc.example_output));
+  });
+  m.attr("_activation_table") = py::tuple(table);
+
+  // torch's selu: elu with SELU's constants, recorded as EluBackward0.
+  using ops::activation_ops::Elu;
+  constexpr ops::ParamValues selu = {
+      1.6732632423543772848170429916717, 1.0507009873554804934193349852946, 1};
+  m.def(
+      "selu",
+      [selu](const Tensor& input) { return ops::activation<Elu>(input, selu); },
+      "input"_a);
+  m.def(
+      "selu_",
+      [selu](const Tensor& input) {
+        ops::activation_<Elu>(input, selu);
+        return input;
+      },
+      "input"_a);
+}
+
 }  // namespace
 
 void bind_op_tables(py::module_& m) {
@@ -218,6 +413,13 @@ void bind_op_tables(py::module_& m) {
           std::shared_ptr<ops::BinaryBackward<Op>>>(
           nodes, Op::node, py::custom_type_setup(setup_node_type_gc));
     }
+    if constexpr (ops::detail::HasNumberNode<Op>::value) {
+      py::class_<
+          ops::BinaryNumberBackward<Op>,
+          autograd::Node,
+          std::shared_ptr<ops::BinaryNumberBackward<Op>>>(
+          nodes, Op::number_node, py::custom_type_setup(setup_node_type_gc));
+    }
     if constexpr (ops::detail::IsExposed<Op>::value) {
       bind_binary_callables<Op>(m, cls);
     }
@@ -237,6 +439,7 @@ void bind_op_tables(py::module_& m) {
             "promotes_to_float"_a = Op::promotes == ops::Promotes::ToFloat,
             "numbers"_a = Op::numbers,
             "number_overload"_a = ops::detail::HasNumberOverload<Op>::value,
+            "number_node"_a = binary_number_node<Op>(),
             "alpha"_a = Op::alpha,
             "summary"_a = Op::doc.summary,
             "example_input"_a = Op::doc.example_input,
@@ -244,6 +447,7 @@ void bind_op_tables(py::module_& m) {
             "example_output"_a = Op::doc.example_output));
   });
   m.attr("_op_table") = py::tuple(table);
+  bind_activation_table(m, nodes, cls);
 }
 
 }  // namespace npgrad::bindings

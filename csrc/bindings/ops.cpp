@@ -1517,6 +1517,19 @@ void bind_ops(py::module_& m) {
     return b.impl()->is_wrapped_number ? ops::pow(kernels::item(b), a)
                                        : ops::pow(b, a);
   });
+  // % is torch's remainder; number % tensor is remainder(Scalar, Tensor),
+  // whose derivative torch does not implement.
+  def_binary_operator(cls, "__mod__", [](const Tensor& a, const Tensor& b) {
+    return ops::binary<ops::binary_ops::Remainder>(a, b);
+  });
+  def_binary_operator(cls, "__rmod__", [](const Tensor& a, const Tensor& b) {
+    Tensor value;
+    {
+      autograd::AutoGradMode no_grad(false);
+      value = ops::binary<ops::binary_ops::Remainder>(b, a);
+    }
+    return ops::record_not_implemented(value, "aten::remainder", {a});
+  });
   def_binary_operator(cls, "__matmul__", [](const Tensor& a, const Tensor& b) {
     return ops::matmul(a, b);
   });
@@ -1557,6 +1570,9 @@ void bind_ops(py::module_& m) {
       cls, "__itruediv__", [](const Tensor& a, const Tensor& b) {
         ops::binary_<ops::binary_ops::Div>(a, b);
       });
+  def_inplace_operator(cls, "__imod__", [](const Tensor& a, const Tensor& b) {
+    ops::binary_<ops::binary_ops::Remainder>(a, b);
+  });
   cls.def("__neg__", [](const Tensor& a) { return ops::neg(a); });
   cls.def("__bool__", [](const Tensor& a) {
     NPGRAD_CHECK(
@@ -1583,6 +1599,7 @@ void bind_ops(py::module_& m) {
       },
       "exponent"_a);
   cls.def("square", &ops::square);
+  cls.def("sgn", &ops::sgn);
   cls.def(
       "matmul",
       [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
@@ -1846,6 +1863,7 @@ void bind_ops(py::module_& m) {
       "exponent"_a);
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
   m.def("square", &ops::square, "input"_a);
+  m.def("sgn", &ops::sgn, "input"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
   for (const char* name : {"clamp", "clip"}) {
     m.def(

@@ -15,7 +15,7 @@ from __future__ import annotations
 # The public submodules (npgrad.autograd, ...), and three imported for what
 # importing them does: _gc makes full gc collections free autograd cycles, and
 # _tensor_docs and _torch_docs attach the docstrings of the native names.
-from . import _C, _gc, _tensor_docs, _torch_docs, autograd, cuda, random, return_types, testing, utils  # noqa: F401
+from . import _C, _gc, _tensor_docs, _torch_docs, autograd, cuda, nn, random, return_types, testing, utils  # noqa: F401
 from ._C import *  # noqa: F403  (with the op tables' functions, npgrad.<name>)
 from ._C import (
     addmm,
@@ -91,7 +91,10 @@ from ._C import (
     scatter,
     scatter_add,
     select,
+    selu,
+    selu_,
     set_anomaly_enabled,
+    sgn,
     softmax,
     split,
     split_with_sizes,
@@ -295,6 +298,7 @@ __all__ = [
     "set_anomaly_enabled",
     "set_grad_enabled",
     "set_rng_state",
+    "sgn",
     "short",
     "softmax",
     "split",
@@ -326,3 +330,9 @@ __all__ = [
     "zeros_like",
 ]
 __all__ += [_op["name"] for _op in _C._op_table if _op["public"]]
+# The activation table's functions torch has at its top level (torch.celu,
+# torch.threshold_, ...; the others are in npgrad.nn.functional), and selu.
+__all__ += [
+    _name for _op in _C._activation_table if _op["binding"] != "nn" for _name in (_op["name"], _op["inplace"]) if _name
+]
+__all__ += ["selu", "selu_"]

@@ -463,6 +463,16 @@ tensor([3., 3.])
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr_all(
+    "sgn",
+    """The sign of each element, ``torch.sgn(self)`` (``SgnBackward0``).
+
+>>> import npgrad as torch
+>>> torch.tensor([-2, 0, 5]).sgn()
+tensor([-1,  0,  1])
+""",
+)
+
+add_docstr_all(
     "square",
     """``self ** 2`` (``pow(self, 2)``, ``PowBackward0``).
 
@@ -1462,6 +1472,18 @@ for _name, _what, _example, _out in (
 1
 """,
     )
+
+for _op in _C._activation_table:
+    if _op["binding"] == "torch_and_method":
+        add_docstr_all(
+            _op["name"],
+            f"""{_op["summary"]}, elementwise. Its backward node is ``{_op["node"]}``.
+
+>>> import npgrad as torch
+>>> torch.tensor({_op["example_input"]}).{_op["name"]}()
+{_op["example_output"]}
+""",
+        )
 
 for _op in _C._op_table:
     if not _op["public"]:

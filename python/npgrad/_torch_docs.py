@@ -43,6 +43,17 @@ def add_internal_docstr(owner: Any, attr: str, docstr: str) -> None:
 # ---------------------------------------------------------------- arithmetic
 
 add_docstr(
+    _C.sgn,
+    """The sign of each element (as ``sign`` for real tensors; NaN gives 0). Its backward
+node is ``SgnBackward0`` (a zero gradient), saving ``self`` and ``result``.
+
+>>> import npgrad as torch
+>>> torch.sgn(torch.tensor([-2.0, 0.0, 3.0]))
+tensor([-1.,  0.,  1.])
+""",
+)
+
+add_docstr(
     _C.square,
     """``input ** 2``, recorded as torch records it: ``pow(input, 2)`` with an integer
 exponent (``PowBackward0``; integer and bool tensors give int64).
@@ -232,6 +243,55 @@ def _table_op_doc(op: dict) -> str:
 for _op in _C._op_table:
     if _op["public"]:
         add_docstr(getattr(_C, _op["name"]), _table_op_doc(_op), name=_op["name"])
+
+# The activation table's functions at torch's top level (the others are
+# npgrad.nn.functional's): summary and example from each entry.
+
+
+def _activation_doc(op: dict, inplace: bool) -> str:
+    params = ", ".join(p["name"] for p in op["params"])
+    node = op["inplace_node"] if inplace else op["node"]
+    call = f"torch.{op['inplace'] if inplace else op['name']}(torch.tensor({op['example_input']}))"
+    if any(p["required"] for p in op["params"]):
+        call = call[:-1] + ", 0.0, 0.0)"
+        output = "tensor([0., 2.])"
+    else:
+        output = op["example_output"]
+    head = f"In place, returning ``input``: {op['summary']}" if inplace else op["summary"]
+    return f"""{head}, elementwise (parameters: {params}). Its backward node is ``{node}``.
+
+>>> import npgrad as torch
+>>> {call}
+{output}
+"""
+
+
+for _op in _C._activation_table:
+    if _op["binding"] != "nn":
+        add_docstr(getattr(_C, _op["name"]), _activation_doc(_op, False), name=_op["name"])
+        if _op["inplace"]:
+            add_docstr(getattr(_C, _op["inplace"]), _activation_doc(_op, True), name=_op["inplace"])
+
+add_docstr(
+    _C.selu,
+    """``scale * elu(x, alpha)`` with SELU's constants (``alpha = 1.6733``, ``scale =
+1.0507``), recorded as torch does: ``EluBackward0`` with those parameters saved.
+
+>>> import npgrad as torch
+>>> torch.selu(torch.tensor([-1.0, 2.0]))
+tensor([-1.1113,  2.1014])
+""",
+)
+
+add_docstr(
+    _C.selu_,
+    """In-place ``selu``, returning ``input`` (``EluBackward1``, which saves the result).
+
+>>> import npgrad as torch
+>>> torch.selu_(torch.tensor([-1.0, 2.0]))
+tensor([-1.1113,  2.1014])
+""",
+)
 
 add_docstr(
     _C.clamp,

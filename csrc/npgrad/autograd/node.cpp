@@ -74,6 +74,7 @@ void Node::release_variables() {
     void boolean(const char*, bool) override {}
     void int_list(const char*, const Shape&) override {}
     void none(const char*) override {}
+    void text(const char*, const char*) override {}
   } releaser;
   visit_saved(releaser);
 }

@@ -39,6 +39,8 @@ struct SavedAttributeVisitor {
   virtual void boolean(const char* name, bool v) = 0;
   virtual void int_list(const char* name, const Shape& v) = 0;
   virtual void none(const char* name) = 0;
+  /// A saved string (gelu's approximate).
+  virtual void text(const char* name, const char* v) = 0;
 };
 
 /// Per-node state owned by the binding layer (the Python `metadata` dict);
@@ -165,6 +167,7 @@ void Node::for_each_saved_variable(Fn&& fn) {
     void boolean(const char*, bool) override {}
     void int_list(const char*, const Shape&) override {}
     void none(const char*) override {}
+    void text(const char*, const char*) override {}
     Fn& fn;
   } adapter(fn);
   visit_saved(adapter);

@@ -66,7 +66,9 @@ double item(const Tensor& t);
   _(Logaddexp, "logaddexp")            \
   _(LogicalAnd, "logical_and")         \
   _(LogicalOr, "logical_or")           \
-  _(LogicalXor, "logical_xor")
+  _(LogicalXor, "logical_xor")         \
+  _(Fmod, "fmod")                      \
+  _(Remainder, "remainder")
 
 enum class Binary {
 #define NPGRAD_BINARY_ENUM(name, ufunc) name,

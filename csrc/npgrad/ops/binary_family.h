@@ -27,6 +27,11 @@
 //   number_overload  optional, true when torch declares `other: Number` as
 //              an overload of its own (the comparisons): a bad operand then
 //              gets torch's "invalid combination of arguments" error
+//   number_node  optional: torch's node when `other` is a Python number and
+//              its overload has a node of its own (fmod's FmodBackward0, where
+//              a tensor records FmodBackward1): it saves nothing, has one edge
+//              (self) and passes the gradient through, as torch's formulas
+//              `self: grad` of those overloads do
 // A differentiable entry also has
 //   node            torch's name of the backward node
 //   self_reads      what grad_self reads: a mask of Operand::Self, ::Other,
@@ -76,6 +81,12 @@ struct HasNumberOverload : std::false_type {};
 template <typename Op>
 struct HasNumberOverload<Op, std::void_t<decltype(Op::number_overload)>>
     : std::bool_constant<Op::number_overload> {};
+
+template <typename Op, typename = void>
+struct HasNumberNode : std::false_type {};
+template <typename Op>
+struct HasNumberNode<Op, std::void_t<decltype(Op::number_node)>>
+    : std::true_type {};
 
 template <typename Op, typename = void>
 struct HasBinaryKernel : std::false_type {};
@@ -194,7 +205,37 @@ struct BinaryBackward final : autograd::FormulaNode {
   double alpha = 1;
 };
 
+/// The node of an entry's `number_node`: the gradient passes through to self.
+template <typename Op>
+struct BinaryNumberBackward final : autograd::FormulaNode {
+  std::string name() const override { return Op::number_node; }
+  void compute(const variable_list& g, variable_list& out) override {
+    out[0] = g[0];
+  }
+};
+
 namespace detail {
+// Whether the call records the entry's number_node (other is a Python
+// number); then the node, with self's edge.
+template <typename Op>
+bool records_number_node(const Tensor& other) {
+  if constexpr (HasNumberNode<Op>::value) {
+    return other.impl()->is_wrapped_number;
+  } else {
+    return false;
+  }
+}
+template <typename Op>
+std::shared_ptr<autograd::Node> make_number_node(const Tensor& self) {
+  if constexpr (HasNumberNode<Op>::value) {
+    auto node = autograd::make_node<BinaryNumberBackward<Op>>();
+    node->set_next_edges(autograd::collect_next_edges({&self}));
+    return node;
+  } else {
+    return nullptr;
+  }
+}
+
 template <typename Op>
 Tensor run_binary_kernel(
     const Tensor& self, const Tensor& other, double alpha, ScalarType compute) {
@@ -230,6 +271,12 @@ Tensor binary(const Tensor& self, const Tensor& other, double alpha = 1) {
   Tensor out = detail::run_binary_kernel<Op>(
       self, other, alpha, detail::binary_compute_dtype<Op>(self, other));
   if constexpr (detail::IsDifferentiable<Op>::value) {
+    if (detail::records_number_node<Op>(other)) {
+      if (autograd::compute_requires_grad({&self})) {
+        autograd::set_history(out, detail::make_number_node<Op>(self));
+      }
+      return out;
+    }
     if (autograd::compute_requires_grad({&self, &other})) {
       auto node = detail::make_binary_node<Op>(self, other, alpha);
       // The output is saved once its history is set (it is then the node's
@@ -266,9 +313,12 @@ void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
   check_castable(compute, self.dtype());
   check_broadcasts_to_self(self, other);
   std::shared_ptr<BinaryBackward<Op>> node;
+  std::shared_ptr<autograd::Node> number_node;
   unsigned reads = 0;
   if constexpr (detail::IsDifferentiable<Op>::value) {
-    if (requires_grad) {
+    if (requires_grad && detail::records_number_node<Op>(other)) {
+      number_node = detail::make_number_node<Op>(self);
+    } else if (requires_grad) {
       node = detail::make_binary_node<Op>(self, other, alpha);
       reads = node->reads_for(
           node->should_compute_output(0), node->should_compute_output(1));
@@ -294,6 +344,10 @@ void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
                                wrapped_scalar(alpha, ScalarType::Float64),
                                compute);
     kernels::binary_out(Op::ufunc, self, operand, self);
+  }
+  if (number_node) {
+    finish_inplace(self, number_node);
+    return;
   }
   finish_inplace(self, node);
   if (reads & Operand::Result) {

@@ -9,6 +9,7 @@
 #include "npgrad/autograd/nodes/half_formulas.h"
 #include "npgrad/ops/binary_family.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/ops/unary_ops.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::ops::binary_ops {
@@ -275,6 +276,76 @@ struct Logaddexp {
       "[0.0, 0.0]"};
 };
 
+// fmod and remainder: the gradient of `other` is -grad times the quotient
+// rounded as the op rounds (toward zero for fmod, down for remainder).
+// Integer division by zero is torch's error (NumPy would give 0).
+inline void check_modulo(
+    const char* kernel, const Tensor& self, const Tensor& other) {
+  ScalarType common = result_type(self, other);
+  NPGRAD_CHECK_TYPED(
+      NotImplementedError,
+      common != ScalarType::Bool,
+      "\"",
+      kernel,
+      "\" not implemented for 'Bool'");
+  if (!is_floating(common)) {
+    Tensor zero = kernels::binary(
+        Binary::Eq, other, wrapped_scalar(0, ScalarType::Int64), common);
+    NPGRAD_CHECK(
+        kernels::item(kernels::any(zero, {}, false, true)) == 0,
+        "ZeroDivisionError");
+  }
+}
+
+// What fmod and remainder share; `Rounding` is the unary entry that rounds
+// the quotient in the gradient of `other`.
+template <Binary Kernel, typename Rounding>
+struct Modulo {
+  static constexpr Binary ufunc = Kernel;
+  static constexpr Promotes promotes = Promotes::No;
+  static constexpr bool inplace = true;
+  static constexpr bool numbers = true;
+  static constexpr bool alpha = false;
+  static constexpr unsigned self_reads = 0;
+  static constexpr unsigned other_reads = Operand::Self | Operand::Other;
+  static Tensor grad_self(const Tensor& grad, const BinaryOperands&) {
+    return grad;
+  }
+  static Tensor grad_other(const Tensor& grad, const BinaryOperands& s) {
+    return mul(neg(grad), unary<Rounding>(div(s.self, s.other)));
+  }
+};
+
+struct Fmod : Modulo<Binary::Fmod, unary_ops::Trunc> {
+  static constexpr const char* name = "fmod";
+  static constexpr const char* node = "FmodBackward1";
+  static constexpr const char* number_node = "FmodBackward0";
+  static void check(const Tensor& self, const Tensor& other) {
+    check_modulo("fmod_cpu", self, other);
+  }
+  static constexpr OpDoc doc = {
+      "The remainder of ``input / other`` rounded toward zero (the sign of "
+      "``input``)",
+      "[-3.0, 5.0]",
+      "tensor([-1.,  1.])",
+      "2"};
+};
+
+struct Remainder : Modulo<Binary::Remainder, unary_ops::Floor> {
+  static constexpr const char* name = "remainder";
+  static constexpr const char* node = "RemainderBackward1";
+  static constexpr const char* number_node = "RemainderBackward0";
+  static void check(const Tensor& self, const Tensor& other) {
+    check_modulo("remainder_cpu", self, other);
+  }
+  static constexpr OpDoc doc = {
+      "The remainder of ``input / other`` rounded down (the sign of "
+      "``other``), Python's ``%``",
+      "[-3.0, 5.0]",
+      "tensor([1., 1.])",
+      "2"};
+};
+
 // The comparisons and logical ops: bool results, no node.
 #define NPGRAD_BOOL_BINARY(Struct, name_, kernel_, numbers_, summary, output) \
   struct Struct {                                                             \
@@ -420,6 +491,8 @@ using BinaryOps = OpList<
     Minimum,
     Hypot,
     Logaddexp,
+    Fmod,
+    Remainder,
     Eq,
     Ne,
     Lt,
