@@ -41,8 +41,14 @@ for v in "${versions[@]}"; do
   fi
   echo "== Python $v ($exe)"
   # Random smooth programs against finite differences check math, which no
-  # CPython version changes; everything else runs.
-  PYTHON="$exe" bash scripts/test_wheel.sh --ignore=tests_py/test_fuzz_graphs.py
+  # CPython version changes; everything else runs, except on 3.10 (the oldest,
+  # without the managed __dict__ of 3.11+ the deep graphs' teardown meets):
+  # the million-node graphs and the exception stress run on 3.12 and 3.13.
+  skip=(--ignore=tests_py/test_fuzz_graphs.py)
+  if [ "$v" = 3.10 ]; then
+    skip+=(--ignore=tests_py/test_deep_and_wide.py --ignore=tests_py/test_exceptions.py)
+  fi
+  PYTHON="$exe" bash scripts/test_wheel.sh "${skip[@]}"
   tested+=("$v")
 done
 echo "== test_pythons.sh: tested on ${tested[*]:-none (no other CPython found)}"
