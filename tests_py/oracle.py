@@ -83,6 +83,23 @@ def same_value(got: Any, expected: Any) -> bool:
     return got == expected
 
 
+def assert_same_result(got: Any, expected: Any) -> None:
+    """An op's result against torch's: values, shape and dtype, item by item for
+    tuples, whose type names must match too (``torch.return_types.sort``...).
+    float16 compares to 1e-3, the rest to 1e-6; NaN equals NaN."""
+    if isinstance(expected, tuple):
+        assert isinstance(got, tuple) and len(got) == len(expected)
+        assert type(got).__name__ == type(expected).__name__
+        for g, e in zip(got, expected):
+            assert_same_result(g, e)
+        return
+    assert dtype_name(got.dtype) == dtype_name(expected.dtype)
+    tol = 1e-3 if "16" in str(expected.dtype) else 1e-6
+    a, b = to_np(got), to_np(expected)
+    assert a.shape == b.shape
+    np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol, atol=tol * 1e-6, equal_nan=True)
+
+
 # ----------------------------------------------------------------------------------
 # Graphs
 

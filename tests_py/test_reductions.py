@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from oracle import assert_same_error, from_np, run_both, same_value, to_np
+from oracle import assert_same_error, assert_same_result, from_np, run_both, same_value, to_np
 from oracle import lib as lib_under_test
 
 DTYPES = ["float64", "float32", "float16", "int64", "bool"]
@@ -33,20 +33,6 @@ def _data(dtype: str) -> np.ndarray:
 
 def _input(lib: Any, dtype: str) -> Any:
     return from_np(lib, _data(dtype))
-
-
-def _same(got: Any, expected: Any) -> None:
-    """Values, shape and dtype (item by item for tuples)."""
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        for g, e in zip(got, expected):
-            _same(g, e)
-        return
-    assert str(got.dtype).rsplit(".", 1)[-1] == str(expected.dtype).rsplit(".", 1)[-1]
-    tol = 1e-3 if "16" in str(expected.dtype) else 1e-6
-    a, b = to_np(got), to_np(expected)
-    assert a.shape == b.shape
-    np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol, atol=tol * 1e-6, equal_nan=True)
 
 
 # Calls valid for every input dtype.
@@ -109,7 +95,7 @@ def _cases(calls: list[tuple[str, Callable[[Any, Any], Any]]], dtypes: list[str]
 @pytest.mark.parametrize(("fn", "dtype"), _cases(ANY_DTYPE, DTYPES))
 def test_values_and_dtypes_match_torch(fn, dtype):
     got, expected = run_both(lambda lib: fn(lib, _input(lib, dtype)))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 # Full reductions and dims 0 / -1: valid on 1-dim inputs.
@@ -129,7 +115,7 @@ ONE_DIM: list[tuple[str, Callable[[Any, Any], Any]]] = [
 @pytest.mark.parametrize(("fn", "dtype"), _cases(ONE_DIM, ["float64", "int64", "bool"]))
 def test_one_dim_input_matches_torch(fn, dtype):
     got, expected = run_both(lambda lib: fn(lib, from_np(lib, _data(dtype)[1, 2])))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
@@ -137,7 +123,7 @@ def test_one_dim_input_matches_torch(fn, dtype):
 def test_var_std_values_match_torch(call, dtype):
     fn = call[1]
     got, expected = run_both(lambda lib: fn(lib, _input(lib, dtype)))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 @pytest.mark.parametrize(
@@ -154,7 +140,7 @@ def test_var_std_values_match_torch(call, dtype):
 )
 def test_zero_dim_tensor_reduces_over_dim_0(fn):
     got, expected = run_both(lambda lib: fn(lib, lib.tensor(-1.5)))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 @pytest.mark.parametrize(
@@ -173,18 +159,18 @@ def test_zero_dim_tensor_reduces_over_dim_0(fn):
 )
 def test_empty_inputs_match_torch(fn):
     got, expected = run_both(fn)
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 def test_logsumexp_with_infinities_matches_torch():
     rows = [[-np.inf, -np.inf], [np.inf, 1.0], [-np.inf, 2.0], [np.nan, 0.0]]
     got, expected = run_both(lambda lib: lib.tensor(rows).logsumexp(1))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 def test_logsumexp_is_stable_for_large_values():
     got, expected = run_both(lambda lib: lib.tensor([1000.0, 1000.0], dtype=lib.float64).logsumexp(0))
-    _same(got, expected)
+    assert_same_result(got, expected)
     assert np.isfinite(to_np(got))
 
 
@@ -196,7 +182,7 @@ def test_argmax_and_any_record_no_graph(ng):
 
 def test_argmax_of_ties_is_the_first_index():
     got, expected = run_both(lambda lib: lib.tensor([[1.0, 3.0, 3.0], [2.0, 2.0, 0.0]]).argmax(1))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 def _grads(lib: Any, fn: Callable[[Any, Any], Any], data: np.ndarray, second: bool = False) -> list[Any]:
@@ -240,11 +226,11 @@ GRAD_CASES: list[tuple[str, Callable[[Any, Any], Any], list[Any]]] = [
 def test_first_and_second_order_gradients_match_torch(case):
     _, fn, data = case
     got, expected = run_both(lambda lib: _grads(lib, fn, np.array(data), second=True))
-    _same(got[0], expected[0])
+    assert_same_result(got[0], expected[0])
     if isinstance(expected[1], bool):
         assert got[1] is expected[1]
     else:
-        _same(got[1], expected[1])
+        assert_same_result(got[1], expected[1])
 
 
 def test_prod_with_dtype_gives_the_gradient_in_the_input_dtype():
@@ -255,7 +241,7 @@ def test_prod_with_dtype_gives_the_gradient_in_the_input_dtype():
         return out, x.grad, out.grad_fn.name()
 
     got, expected = run_both(build)
-    _same(got[:2], expected[:2])
+    assert_same_result(got[:2], expected[:2])
     assert got[2] == expected[2]
 
 
@@ -399,4 +385,4 @@ def test_no_degrees_of_freedom_warns_as_torch(fn):
     message = str(got[0].message).split(" (Triggered internally")[0]
     assert message.endswith("(input numel divided by output numel).")
     assert str(expected[0].message).startswith(message)
-    _same(have, want)
+    assert_same_result(have, want)

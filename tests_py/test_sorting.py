@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from oracle import assert_same_error, from_np, run_both, to_np
+from oracle import assert_same_error, assert_same_result, from_np, run_both, to_np
 
 DTYPES = ["float64", "float32", "float16", "int64", "bool"]
 NAN = float("nan")
@@ -29,21 +29,6 @@ def _data(dtype: str) -> np.ndarray:
     if dtype == "int64":
         return (base * 4).astype(np.int64)
     return base.astype(dtype)
-
-
-def _same(got: Any, expected: Any) -> None:
-    """Values, shape, dtype (item by item for tuples); the result type's name."""
-    if isinstance(expected, tuple):
-        assert isinstance(got, tuple) and len(got) == len(expected)
-        assert type(got).__name__ == type(expected).__name__
-        for g, e in zip(got, expected):
-            _same(g, e)
-        return
-    assert str(got.dtype).rsplit(".", 1)[-1] == str(expected.dtype).rsplit(".", 1)[-1]
-    tol = 1e-3 if "16" in str(expected.dtype) else 1e-6
-    a, b = to_np(got), to_np(expected)
-    assert a.shape == b.shape
-    np.testing.assert_allclose(a.astype(np.float64), b.astype(np.float64), rtol=tol, atol=tol * 1e-3, equal_nan=True)
 
 
 ANY_DTYPE: list[tuple[str, Callable[[Any, Any], Any]]] = [
@@ -90,7 +75,7 @@ def test_values_and_dtypes_match_torch(dtype):
     for (name, _), g, e in zip(cases, got, expected):
         if name.startswith("cumprod") and dtype == "float16":
             continue  # torch's float16 products round per step; both overflow to inf alike
-        _same(g, e)
+        assert_same_result(g, e)
 
 
 @pytest.mark.parametrize(
@@ -109,7 +94,7 @@ def test_values_and_dtypes_match_torch(dtype):
 def test_nan_sorts_as_the_largest_value(fn):
     data = np.array([[1.0, NAN, 2.0, NAN], [3.0, 1.0, -2.0, 0.5]])
     got, expected = run_both(lambda lib: fn(lib, from_np(lib, data)))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 def test_stable_sort_keeps_the_order_of_equal_elements():
@@ -117,7 +102,7 @@ def test_stable_sort_keeps_the_order_of_equal_elements():
     got, expected = run_both(
         lambda lib: [lib.sort(from_np(lib, data), stable=True, descending=d) for d in (False, True)]
     )
-    _same(tuple(got), tuple(expected))
+    assert_same_result(tuple(got), tuple(expected))
 
 
 @pytest.mark.parametrize(
@@ -136,7 +121,7 @@ def test_stable_sort_keeps_the_order_of_equal_elements():
 )
 def test_zero_dim_tensor_matches_torch(fn):
     got, expected = run_both(lambda lib: fn(lib, lib.tensor(2.5)))
-    _same(got, expected)
+    assert_same_result(got, expected)
 
 
 def test_empty_inputs_match_torch():
@@ -151,7 +136,7 @@ def test_empty_inputs_match_torch():
         ]
     )
     for g, e in zip(got, expected):
-        _same(g, e)
+        assert_same_result(g, e)
 
 
 def _grads(lib: Any, fn: Callable[[Any, Any], Any], data: np.ndarray) -> list[Any]:
@@ -193,7 +178,7 @@ def test_first_and_second_order_gradients_match_torch(case):
     got, expected = run_both(lambda lib: _grads(lib, fn, np.array(data)))
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
-        _same(g, e)
+        assert_same_result(g, e)
 
 
 @pytest.mark.parametrize(
@@ -260,7 +245,7 @@ def test_inplace_scans_match_torch_and_bump_the_version():
 
     got, expected = run_both(build)
     for g, e in zip(got, expected):
-        _same(g, e)
+        assert_same_result(g, e)
 
 
 @pytest.mark.parametrize("name", ["cumsum_", "cumprod_"])
@@ -308,7 +293,7 @@ def test_zero_norm_gives_no_gradient():
         return [y, y.grad_fn.name(), x.grad]
 
     got, expected = run_both(build)
-    _same(got[0], expected[0])
+    assert_same_result(got[0], expected[0])
     assert got[1:] == expected[1:] == ["LinalgVectorNormBackward0", None]
 
 
