@@ -22,7 +22,7 @@ if [ ! -f /usr/include/catch2/catch.hpp ] || ! command -v dot >/dev/null \
 fi
 
 $PY -m pip install -q --disable-pip-version-check \
-  "scikit-build-core>=0.10" "pybind11>=3.0" "numpy>=2.0" cmake ninja pytest hypothesis \
+  "scikit-build-core>=0.10" "pybind11>=3.0" "numpy>=2.0" cmake ninja pytest pytest-xdist hypothesis \
   mypy graphviz "ruff~=0.17.0"
 if [ -z "${NPGRAD_NO_TORCH:-}" ]; then
   # Only this exact spec takes the CPU build that is on disk (see README).
@@ -42,4 +42,6 @@ cmake --build build/tests
 echo "== pytest (Python API, gradients, differential vs torch) =="
 source scripts/ccache.sh
 $PY -m pip install -q --disable-pip-version-check --no-build-isolation .
-$PY -m pytest tests_py -q -p no:cacheprovider -p no:benchmark -W error
+# -n auto: one pytest worker per core (pytest-xdist). The suite is Python-bound
+# and single-threaded, so on the two-core CI machine this halves its time.
+$PY -m pytest tests_py -q -p no:cacheprovider -p no:benchmark -W error -n auto

@@ -54,4 +54,4 @@ cp "$BUILD"/_C*.so "$PKG/npgrad/"
 # run in the plain suite); every other test runs.
 LD_PRELOAD="$PRELOAD" PYTHONPATH="$PKG" NPGRAD_TESTS_WITHOUT_TORCH=1 \
   "$PY" -m pytest tests_py -q -p no:cacheprovider -p no:benchmark -W error \
-  -x "$@"
+  -n auto -x "$@"

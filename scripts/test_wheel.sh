@@ -48,7 +48,7 @@ echo "== installing it in a fresh venv"
 "$python" -m venv "$work/venv"
 venv_python=$work/venv/bin/python
 "$venv_python" -m pip install --quiet --upgrade pip
-"$venv_python" -m pip install --quiet "$wheel" numpy pytest hypothesis
+"$venv_python" -m pip install --quiet "$wheel" numpy pytest pytest-xdist hypothesis
 echo "installed at $((SECONDS - start)) s"
 
 echo "== running the tests against the installed wheel"
@@ -62,6 +62,6 @@ case "$location" in
   *) echo "npgrad was imported from $location, not from the installed wheel" >&2; exit 1 ;;
 esac
 "$venv_python" -c "import importlib.metadata as m, npgrad; assert m.version('npgrad') == npgrad.__version__"
-"$venv_python" -m pytest tests_py -q -p no:cacheprovider -W error "$@"
+"$venv_python" -m pytest tests_py -q -p no:cacheprovider -W error -n auto "$@"
 
 echo "== test_wheel.sh passed in $((SECONDS - start)) s"

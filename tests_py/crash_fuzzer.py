@@ -433,9 +433,12 @@ def graph_program(lib: Any, seed: int, index: int) -> tuple[str, Callable[[], An
         result = junk()
 
         def cb(*a: Any, **k: Any) -> Any:
-            # Re-entering the running graph recurses; three levels show the
-            # nesting works (unbounded recursion has its own test).
-            if kind in ("reenter_same", "grad_of") and state.get("depth", 0) >= 3:
+            # Re-entering the running graph recurses, and so does a fresh
+            # backward from an unpack hook while its saved_tensors_hooks are
+            # active (each nested product saves through the same hooks):
+            # three levels show the nesting works (unbounded recursion has
+            # its own test, and reaching its limit here took 20 s a program).
+            if kind in ("reenter", "reenter_same", "grad_of") and state.get("depth", 0) >= 3:
                 return good(*a, **k)
             state["depth"] = state.get("depth", 0) + 1
             try:
@@ -807,13 +810,22 @@ def _limit_memory() -> None:
         pass
 
 
+# A new worker imports the library and lists its targets before its first
+# line: seconds on a loaded machine, which a short per-call timeout must not
+# count as a hang.
+STARTUP_TIMEOUT = 120.0
+
+
 def _lines(proc: subprocess.Popen[bytes], timeout: float) -> Iterator[str | None]:
-    """The child's stdout lines; None when none arrives within `timeout`."""
+    """The child's stdout lines; None when none arrives within `timeout` (the
+    first within `STARTUP_TIMEOUT`, if longer)."""
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     buf = b""
+    first = True
     while True:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (max(timeout, STARTUP_TIMEOUT) if first else timeout)
+        first = False
         while b"\n" not in buf:
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -40,8 +40,9 @@ def is_tensor(x: Any) -> bool:
 
 
 def to_np(t: Any) -> np.ndarray:
-    """A tensor (of either library) as a NumPy array (a copy)."""
-    return np.array(t.detach().numpy(), copy=True)
+    """A tensor (of either library) as a NumPy array (a copy). ``force``: torch's
+    double backward may give a ZeroTensor, which converts only when forced."""
+    return np.array(t.detach().numpy(force=True), copy=True)
 
 
 def from_np(lib_: Any, arr: np.ndarray, requires_grad: bool = False) -> Any:

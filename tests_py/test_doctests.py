@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import importlib.util
 import inspect
+import pathlib
 import pkgutil
 import types
 from typing import Any
@@ -194,3 +196,16 @@ def test_add_docstr_documents_a_fresh_property_and_returns_it() -> None:
     p = property(lambda self: 1)
     assert npgrad._C._add_docstr(p, "One.") is p
     assert p.__doc__ == "One."
+
+
+def test_readme_api_list_is_rendered_from_the_package() -> None:
+    """The README's list of public names is the one scripts/update_readme_api.py
+    renders from the modules' ``__all__`` and the op tables."""
+    script = pathlib.Path(__file__).resolve().parent.parent / "scripts" / "update_readme_api.py"
+    if not script.is_file():
+        pytest.skip("no scripts/ next to the tests (running outside the source tree)")
+    spec = importlib.util.spec_from_file_location("update_readme_api", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.rendered_readme() == module.README.read_text(), "run python scripts/update_readme_api.py"

@@ -35,9 +35,14 @@ def _plugin_args() -> list[str]:
     return [] if registered else ["-p", "npgrad.pytest_plugin"]
 
 
+# The inner runs happen in this process: under pytest-xdist they would see its
+# worker environment (and pytest-benchmark, where installed, warns about it).
+_QUIET_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:xdist", "-p", "no:benchmark")
+
+
 def run_inner(pytester: pytest.Pytester, source: str, *args: str) -> pytest.RunResult:
     pytester.makepyfile(test_inner=source)
-    return pytester.runpytest(*_plugin_args(), "-W", "error", "-p", "no:cacheprovider", *args)
+    return pytester.runpytest(*_plugin_args(), "-W", "error", *_QUIET_PLUGINS, *args)
 
 
 def test_entry_point_is_declared_in_pyproject():
@@ -48,7 +53,7 @@ def test_entry_point_is_declared_in_pyproject():
 
 
 def test_fixtures_are_listed(pytester):
-    result = pytester.runpytest(*_plugin_args(), "--fixtures", "-p", "no:cacheprovider")
+    result = pytester.runpytest(*_plugin_args(), "--fixtures", *_QUIET_PLUGINS)
     result.stdout.fnmatch_lines(["*executed_nodes*", "*saved_tensor_bytes*", "*gradcheck*"])
 
 

@@ -305,6 +305,8 @@ struct Modulo {
   static constexpr Promotes promotes = Promotes::No;
   static constexpr bool inplace = true;
   static constexpr bool numbers = true;
+  static constexpr bool number_overload =
+      true;  // fmod.Scalar, remainder.Scalar
   static constexpr bool alpha = false;
   static constexpr unsigned self_reads = 0;
   static constexpr unsigned other_reads = Operand::Self | Operand::Other;

@@ -45,7 +45,7 @@ struct Neg {
   static constexpr const char* ufunc = "negative";
   static constexpr Saves saves = Saves::Nothing;
   static constexpr Promotes promotes = Promotes::No;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static void check(const Tensor& input) {
     NPGRAD_CHECK(
         input.dtype() != ScalarType::Bool,
@@ -65,7 +65,7 @@ struct Reciprocal {
   static constexpr const char* node = "ReciprocalBackward0";
   static constexpr Saves saves = Saves::Result;
   static constexpr Promotes promotes = Promotes::ToFloat;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static Tensor kernel(const Tensor& input, ScalarType compute) {
     return kernels::binary(kernels::Binary::Div, scalar(1), input, compute);
   }
@@ -96,7 +96,7 @@ struct Log {
   static constexpr const char* ufunc = "log";
   static constexpr Saves saves = Saves::Self;
   static constexpr Promotes promotes = Promotes::ToFloat;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static Tensor backward(const Tensor& grad, const Tensor& self) {
     return div_reusing(grad, self);
   }
@@ -138,7 +138,7 @@ struct Tanh {
   static constexpr const char* ufunc = "tanh";
   static constexpr Saves saves = Saves::Result;
   static constexpr Promotes promotes = Promotes::ToFloat;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static Tensor backward(const Tensor& grad, const Tensor& result) {
     return tanh_backward(grad, result);
   }
@@ -151,7 +151,7 @@ struct Sigmoid {
   static constexpr const char* node = "SigmoidBackward0";
   static constexpr Saves saves = Saves::Result;
   static constexpr Promotes promotes = Promotes::ToFloat;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static Tensor kernel(const Tensor& input, ScalarType compute) {
     return kernels::sigmoid(input, compute);
   }
@@ -190,7 +190,7 @@ struct Abs {
   static constexpr const char* ufunc = "absolute";
   static constexpr Saves saves = Saves::Self;
   static constexpr Promotes promotes = Promotes::No;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static Tensor backward(const Tensor& grad, const Tensor& self) {
     return mul(grad, sgn(self));
   }
@@ -204,7 +204,7 @@ struct Sqrt {
   static constexpr const char* ufunc = "sqrt";
   static constexpr Saves saves = Saves::Result;
   static constexpr Promotes promotes = Promotes::ToFloat;
-  static constexpr bool inplace = false;
+  static constexpr bool inplace = true;
   static Tensor backward(const Tensor& grad, const Tensor& result) {
     return div_reusing(grad, mul(result, scalar(2)));
   }
