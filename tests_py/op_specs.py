@@ -779,6 +779,236 @@ MODULO = [
     Op("remainder_inplace_number", lambda lib, a: (a * 1).remainder_(0.4), (R(2, 3),), "RemainderBackward0"),
 ]
 
+
+def _const(lib: Any, like: Any, values: Any) -> Any:
+    """A constant tensor of ``like``'s dtype (a target that needs no gradient)."""
+    return lib.tensor(values, dtype=like.dtype)
+
+
+_SIGNS = [[1.0, -1.0, 1.0], [-1.0, 1.0, 1.0]]
+_LOSS_SAVED = ("_saved_reduction", "_saved_self", "_saved_target")
+_NLL_SAVED = (
+    "_saved_ignore_index",
+    "_saved_reduction",
+    "_saved_self",
+    "_saved_target",
+    "_saved_total_weight",
+    "_saved_weight",
+)
+
+# lerp, addcmul, addcdiv (functions, methods, in-place forms) and glu.
+TERNARY = [
+    Op("lerp_number", lambda lib, a, b: lib.lerp(a, b, 0.3), (R(2, 3), R(2, 3)), "LerpBackward0", ("_saved_weight",)),
+    Op("lerp_number_high_method", lambda lib, a, b: a.lerp(b, 0.8), (R(2, 3), R(3)), "LerpBackward0"),
+    Op(
+        "lerp_tensor",
+        lambda lib, a, b, w: lib.lerp(a, b, w),
+        (R(2, 3), R(3), R(2, 3)),
+        "LerpBackward1",
+        ("_saved_self", "_saved_end", "_saved_weight"),
+    ),
+    Op(
+        "lerp_tensor_inplace",
+        lambda lib, a, b, w: (a * 1).lerp_(b, w),
+        (R(2, 3), R(2, 3), R(3)),
+        "LerpBackward1",
+        ("_saved_self", "_saved_end", "_saved_weight"),
+    ),
+    Op("lerp_number_inplace", lambda lib, a, b: (a * 1).lerp_(b, 0.6), (R(2, 3), R(2, 3)), "LerpBackward0"),
+    Op(
+        "addcmul",
+        lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5),
+        (R(2, 3), R(2, 3), R(3)),
+        "AddcmulBackward0",
+        ("_saved_tensor1", "_saved_tensor2", "_saved_value"),
+    ),
+    Op(
+        "addcmul_inplace",
+        lambda lib, a, b, c: (a * 1).addcmul_(b, c, value=2),
+        (R(2, 3), R(2, 1), R(2, 3)),
+        "AddcmulBackward0",
+        ("_saved_tensor1", "_saved_tensor2", "_saved_value"),
+    ),
+    Op(
+        "addcdiv",
+        lambda lib, a, b, c: lib.addcdiv(a, b, c, value=-1.5),
+        (R(2, 3), R(2, 3), P(2, 3)),
+        "AddcdivBackward0",
+        ("_saved_tensor1", "_saved_tensor2", "_saved_value"),
+    ),
+    Op(
+        "addcdiv_method_inplace",
+        lambda lib, a, b, c: (a * 1).addcdiv_(b, c),
+        (R(2, 3), R(3), P(2, 3)),
+        "AddcdivBackward0",
+        ("_saved_tensor1", "_saved_tensor2", "_saved_value"),
+    ),
+    Op("F_glu", lambda lib, a: _F(lib).glu(a), (R(2, 4),), "GluBackward0", ("_saved_dim", "_saved_self")),
+    Op("F_glu_dim0", lambda lib, a: _F(lib).glu(a, 0), (R(4, 3),), "GluBackward0", ("_saved_dim", "_saved_self")),
+]
+
+# torch.nn.functional's losses: the native ones' nodes (which also differentiate
+# the target where torch does), and torch's composites.
+LOSSES = [
+    Op("F_mse_loss", lambda lib, a, b: _F(lib).mse_loss(a, b), (R(2, 3), R(2, 3)), "MseLossBackward0", _LOSS_SAVED),
+    Op(
+        "F_mse_loss_sum",
+        lambda lib, a, b: _F(lib).mse_loss(a, b, reduction="sum"),
+        (R(2, 3), R(2, 3)),
+        "MseLossBackward0",
+        _LOSS_SAVED,
+    ),
+    Op(
+        "F_mse_loss_none",
+        lambda lib, a, b: _F(lib).mse_loss(a, b, reduction="none"),
+        (R(2, 3), R(2, 3)),
+        "MseLossBackward0",
+    ),
+    Op("F_l1_loss", lambda lib, a, b: _F(lib).l1_loss(a, -b), (P(2, 3), P(2, 3)), "MeanBackward0"),
+    Op(
+        "F_l1_loss_none", lambda lib, a, b: _F(lib).l1_loss(a, -b, reduction="none"), (P(2, 3), P(2, 3)), "AbsBackward0"
+    ),
+    Op(
+        "F_smooth_l1_loss",
+        lambda lib, a, b: _F(lib).smooth_l1_loss(a, b * 2, beta=0.5),
+        (R(2, 3), R(2, 3)),
+        "SmoothL1LossBackward0",
+        ("_saved_beta", *_LOSS_SAVED),
+    ),
+    Op(
+        "F_smooth_l1_loss_none",
+        lambda lib, a, b: _F(lib).smooth_l1_loss(a, b, reduction="none"),
+        (R(2, 3), R(2, 3)),
+        "SmoothL1LossBackward0",
+    ),
+    Op(
+        "F_huber_loss",
+        lambda lib, a, b: _F(lib).huber_loss(a, b * 2, delta=0.7),
+        (R(2, 3), R(2, 3)),
+        "HuberLossBackward0",
+        ("_saved_delta", *_LOSS_SAVED),
+    ),
+    Op(
+        "F_huber_loss_sum",
+        lambda lib, a, b: _F(lib).huber_loss(a, b, reduction="sum"),
+        (R(2, 3), R(2, 3)),
+        "HuberLossBackward0",
+    ),
+    Op(
+        "F_soft_margin_loss",
+        lambda lib, a: _F(lib).soft_margin_loss(a, _const(lib, a, _SIGNS)),
+        (R(2, 3),),
+        "SoftMarginLossBackward0",
+        _LOSS_SAVED,
+    ),
+    Op(
+        "F_binary_cross_entropy",
+        lambda lib, a, b: _F(lib).binary_cross_entropy(a / 2.5, b / 2.5),
+        (P(2, 3), P(2, 3)),
+        "BinaryCrossEntropyBackward0",
+        ("_saved_weight", *_LOSS_SAVED),
+    ),
+    Op(
+        "F_binary_cross_entropy_weight_none",
+        lambda lib, a, b: _F(lib).binary_cross_entropy(
+            a / 2.5, b / 2.5, _const(lib, a, [1.0, 2.0, 0.5]), reduction="none"
+        ),
+        (P(2, 3), P(2, 3)),
+        "BinaryCrossEntropyBackward0",
+        ("_saved_weight", *_LOSS_SAVED),
+    ),
+    Op(
+        "F_binary_cross_entropy_with_logits",
+        lambda lib, a, b: _F(lib).binary_cross_entropy_with_logits(a, b / 2.5),
+        (R(2, 3), P(2, 3)),
+        "BinaryCrossEntropyWithLogitsBackward0",
+        ("_saved_weight", "_saved_pos_weight", *_LOSS_SAVED),
+    ),
+    Op(
+        "F_binary_cross_entropy_with_logits_weights",
+        lambda lib, a, b: _F(lib).binary_cross_entropy_with_logits(
+            a, b / 2.5, _const(lib, a, [[1.0], [0.5]]), reduction="sum", pos_weight=_const(lib, a, [2.0, 0.5, 1.0])
+        ),
+        (R(2, 3), P(2, 3)),
+        "BinaryCrossEntropyWithLogitsBackward0",
+        ("_saved_weight", "_saved_pos_weight", *_LOSS_SAVED),
+    ),
+    Op(
+        "F_nll_loss", lambda lib, a: _F(lib).nll_loss(a, lib.tensor([2, 0])), (R(2, 3),), "NllLossBackward0", _NLL_SAVED
+    ),
+    Op(
+        "F_nll_loss_weight_ignore",
+        lambda lib, a: _F(lib).nll_loss(a, lib.tensor([2, 0, 1]), _const(lib, a, [1.0, 2.0, 0.5]), ignore_index=0),
+        (R(3, 3),),
+        "NllLossBackward0",
+        _NLL_SAVED,
+    ),
+    Op(
+        "F_nll_loss_none",
+        lambda lib, a: _F(lib).nll_loss(a, lib.tensor([2, 0, 1]), reduction="none"),
+        (R(3, 3),),
+        "NllLossBackward0",
+        _NLL_SAVED,
+    ),
+    Op(
+        "F_nll_loss_1d",
+        lambda lib, a: _F(lib).nll_loss(a, lib.tensor(1), reduction="sum"),
+        (R(3),),
+        "NllLossBackward0",
+        _NLL_SAVED,
+    ),
+    Op(
+        "F_nll_loss_2d",
+        lambda lib, a: _F(lib).nll_loss(a, lib.tensor([[[0, 2], [1, 1]]])),
+        (R(1, 3, 2, 2),),
+        "NllLoss2DBackward0",
+        _NLL_SAVED,
+    ),
+    Op(
+        "F_nll_loss_kdim_none",
+        lambda lib, a: _F(lib).nll_loss(a, lib.tensor([[0, 2], [1, 1]]), reduction="none"),
+        (R(2, 3, 2),),
+        "ViewBackward0",
+    ),
+    Op(
+        "F_cross_entropy",
+        lambda lib, a: _F(lib).cross_entropy(a, lib.tensor([2, 0])),
+        (R(2, 3),),
+        "NllLossBackward0",
+        _NLL_SAVED,
+    ),
+    Op(
+        "F_cross_entropy_kdim",
+        lambda lib, a: _F(lib).cross_entropy(a, lib.tensor([[0, 2], [1, 1]]), reduction="sum"),
+        (R(2, 3, 2),),
+        "NllLoss2DBackward0",
+    ),
+    Op(
+        "F_kl_div_batchmean",
+        lambda lib, a: _F(lib).kl_div(a, _const(lib, a, [[0.2, 0.3, 0.5], [0.0, 0.6, 0.4]]), reduction="batchmean"),
+        (R(2, 3),),
+        "DivBackward0",
+    ),
+    Op(
+        "F_kl_div_log_target",
+        lambda lib, a, b: _F(lib).kl_div(a, b, reduction="sum", log_target=True),
+        (R(2, 3), R(2, 3)),
+        "SumBackward0",
+    ),
+    Op(
+        "F_poisson_nll_loss",
+        lambda lib, a: _F(lib).poisson_nll_loss(a, _const(lib, a, [[1.0, 2.0, 0.0], [3.0, 1.0, 2.0]]), full=True),
+        (R(2, 3),),
+        "MeanBackward0",
+    ),
+    Op(
+        "F_gaussian_nll_loss",
+        lambda lib, a, b, v: _F(lib).gaussian_nll_loss(a, b, v, reduction="sum"),
+        (R(2, 3), R(2, 3), P(2, 3)),
+        "SumBackward0",
+    ),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -793,5 +1023,7 @@ ALL = (
     + SORTING
     + ACTIVATIONS
     + MODULO
+    + TERNARY
+    + LOSSES
 )
 # fmt: on

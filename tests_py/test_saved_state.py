@@ -207,6 +207,25 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MaskedScatterBackward0": lambda lib, a, b, v: a.masked_scatter(b > 1, lib.cat([v, v])),
     "TanhBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.tanh(), a),
     "SigmoidBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.sigmoid(), a),
+    "LerpBackward0": lambda lib, a, b, v: a.lerp(b, 0.3),
+    "LerpBackward1": lambda lib, a, b, v: a.lerp(b, v / 2),
+    "AddcmulBackward0": lambda lib, a, b, v: a.addcmul(b, v, value=2),
+    "AddcdivBackward0": lambda lib, a, b, v: a.addcdiv(b, v, value=2),
+    "GluBackward0": lambda lib, a, b, v: lib.nn.functional.glu(lib.cat([a, b]), 0),
+    "MseLossBackward0": lambda lib, a, b, v: lib.nn.functional.mse_loss(a, b),
+    "SmoothL1LossBackward0": lambda lib, a, b, v: lib.nn.functional.smooth_l1_loss(a, b, beta=0.5),
+    "HuberLossBackward0": lambda lib, a, b, v: lib.nn.functional.huber_loss(a, b, delta=0.5),
+    "SoftMarginLossBackward0": lambda lib, a, b, v: lib.nn.functional.soft_margin_loss(a, b.detach()),
+    "BinaryCrossEntropyBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy(
+        a / 2, b / 2, v.detach().expand(2, 3)
+    ),
+    "BinaryCrossEntropyWithLogitsBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy_with_logits(
+        a, b / 2, pos_weight=v.detach()
+    ),
+    "NllLossBackward0": lambda lib, a, b, v: lib.nn.functional.nll_loss(a, lib.tensor([2, 0]), v.detach()),
+    "NllLoss2DBackward0": lambda lib, a, b, v: lib.nn.functional.nll_loss(
+        a.view(1, 2, 3, 1), lib.tensor([[[1], [0], [1]]])
+    ),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every

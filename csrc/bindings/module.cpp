@@ -3,6 +3,12 @@
 #include "npgrad/kernels/kernels.h"
 #include "python_function.h"
 
+namespace npgrad::bindings {
+/// lerp, addcmul, addcdiv, glu and the losses (loss.cpp); after
+/// bind_op_tables, which makes npgrad._C._nn.
+void bind_losses(py::module_& m);
+}  // namespace npgrad::bindings
+
 PYBIND11_MODULE(_C, m) {
   m.doc() =
       "npgrad's native core: tensors on NumPy, the Node hierarchy, the engine";
@@ -13,6 +19,7 @@ PYBIND11_MODULE(_C, m) {
   bind_nodes(m);
   bind_ops(m);
   bind_op_tables(m);
+  bind_losses(m);
   bind_function(m);
   bind_engine(m);
   bind_modes(m);

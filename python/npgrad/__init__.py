@@ -336,3 +336,7 @@ __all__ += [
     _name for _op in _C._activation_table if _op["binding"] != "nn" for _name in (_op["name"], _op["inplace"]) if _name
 ]
 __all__ += ["selu", "selu_"]
+# lerp, addcmul, addcdiv, and the loss torch keeps at its top level.
+from ._C import addcdiv, addcmul, binary_cross_entropy_with_logits, lerp  # noqa: E402
+
+__all__ += ["addcdiv", "addcmul", "binary_cross_entropy_with_logits", "lerp"]

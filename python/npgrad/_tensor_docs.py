@@ -1655,3 +1655,46 @@ _SHAPE_DOCS = [
 
 for _name, _summary, _example, _result in _SHAPE_DOCS:
     add_docstr_all(_name, f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n")
+
+# lerp, addcmul, addcdiv and their in-place forms.
+_TERNARY_DOCS = [
+    (
+        "lerp",
+        "``self + weight * (end - self)``, see ``torch.lerp``.",
+        "torch.zeros(2).lerp(torch.ones(2), 0.25)",
+        "tensor([0.2500, 0.2500])",
+    ),
+    (
+        "lerp_",
+        "In-place ``lerp``.",
+        "torch.zeros(2).lerp_(torch.ones(2), torch.tensor([0.5, 1.0]))",
+        "tensor([0.5000, 1.0000])",
+    ),
+    (
+        "addcmul",
+        "``self + value * tensor1 * tensor2``, see ``torch.addcmul``.",
+        "torch.ones(2).addcmul(torch.ones(2), torch.tensor([2.0, 3.0]))",
+        "tensor([3., 4.])",
+    ),
+    (
+        "addcmul_",
+        "In-place ``addcmul``.",
+        "torch.ones(2).addcmul_(torch.ones(2), torch.ones(2), value=-1)",
+        "tensor([0., 0.])",
+    ),
+    (
+        "addcdiv",
+        "``self + value * tensor1 / tensor2``, see ``torch.addcdiv``.",
+        "torch.ones(2).addcdiv(torch.ones(2), torch.tensor([2.0, 4.0]))",
+        "tensor([1.5000, 1.2500])",
+    ),
+    (
+        "addcdiv_",
+        "In-place ``addcdiv``.",
+        "torch.zeros(2).addcdiv_(torch.ones(2), torch.tensor([2.0, 4.0]), value=2)",
+        "tensor([1.0000, 0.5000])",
+    ),
+]
+
+for _name, _summary, _example, _result in _TERNARY_DOCS:
+    add_docstr_all(_name, f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n")

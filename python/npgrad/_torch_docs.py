@@ -1455,6 +1455,51 @@ _SHAPE_DOCS = [
 for _name, _summary, _example, _result in _SHAPE_DOCS:
     add_docstr(getattr(_C, _name), f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n", name=_name)
 
+# ------------------------------------------------- lerp, addcmul, addcdiv
+
+add_docstr(
+    _C.lerp,
+    """``input + weight * (end - input)``; ``weight`` a number (``LerpBackward0``) or
+a tensor (``LerpBackward1``), all broadcast together.
+
+>>> import npgrad as torch
+>>> torch.lerp(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 5.0]), 0.75)
+tensor([2.5000, 4.2500])
+""",
+)
+
+add_docstr(
+    _C.addcmul,
+    """``input + value * tensor1 * tensor2``, broadcast together (``AddcmulBackward0``).
+
+>>> import npgrad as torch
+>>> torch.addcmul(torch.ones(2), torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]), value=0.5)
+tensor([2.5000, 5.0000])
+""",
+)
+
+add_docstr(
+    _C.addcdiv,
+    """``input + value * tensor1 / tensor2``, broadcast together (``AddcdivBackward0``);
+integer ``tensor1`` and ``tensor2`` are refused, as torch refuses them.
+
+>>> import npgrad as torch
+>>> torch.addcdiv(torch.ones(2), torch.tensor([1.0, 2.0]), torch.tensor([4.0, 4.0]))
+tensor([1.2500, 1.5000])
+""",
+)
+
+add_docstr(
+    _C.binary_cross_entropy_with_logits,
+    """torch's native form of ``nn.functional.binary_cross_entropy_with_logits``:
+``reduction`` is its enum (0 none, 1 mean, 2 sum).
+
+>>> import npgrad as torch
+>>> torch.binary_cross_entropy_with_logits(torch.tensor([0.0]), torch.tensor([1.0]))
+tensor(0.6931)
+""",
+)
+
 # ------------------------------------------------------- _C._functions: nodes
 
 _F = _C._functions

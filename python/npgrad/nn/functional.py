@@ -14,12 +14,16 @@ tensor([-0.2000,  3.0000])
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from .. import _C
 from .._C import Tensor, _nn
-from .._creation import zeros
+from .._creation import ones_like, zeros
+from ..autograd.grad_mode import no_grad
 
 __all__ = [
     "alpha_dropout",
@@ -525,3 +529,558 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
             stacklevel=2,
         )
     return _feature_dropout(input, p, training, inplace, _channel_noise_shape(input))
+
+
+# ---- Losses, and glu ----
+# torch's signatures, legacy arguments and checks in Python; the native
+# losses (npgrad._C._nn, and npgrad._C.binary_cross_entropy_with_logits) take
+# torch's reduction enum (0 none, 1 mean, 2 sum). Where torch composes a loss
+# of other ops (l1_loss, kl_div, cross_entropy with class probabilities or
+# label smoothing, poisson_nll_loss, gaussian_nll_loss), so does this module,
+# so that the same nodes are recorded.
+
+__all__ += [  # noqa: PLE0604
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "cross_entropy",
+    "gaussian_nll_loss",
+    "glu",
+    "huber_loss",
+    "kl_div",
+    "l1_loss",
+    "mse_loss",
+    "nll_loss",
+    "poisson_nll_loss",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+]
+
+_REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+# How torch's messages name the integer dtypes.
+_SCALAR_TYPE_NAMES = {
+    "torch.int64": "Long",
+    "torch.int32": "Int",
+    "torch.int16": "Short",
+    "torch.int8": "Char",
+    "torch.uint8": "Byte",
+    "torch.bool": "Bool",
+}
+
+
+def _reduction_enum(reduction: str) -> int:
+    # torch.nn._reduction.get_enum
+    if reduction == "elementwise_mean":
+        warnings.warn(
+            "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+            stacklevel=3,
+        )
+        return 1
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, stacklevel: int = 3) -> str:
+    # torch.nn._reduction.legacy_get_string, with its deprecation warning.
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+        stacklevel=stacklevel,
+    )
+    return reduction
+
+
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> int:
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=4)
+    return _reduction_enum(reduction)
+
+
+def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    # torch.broadcast_tensors of two tensors: each itself when its shape is
+    # already the broadcast one, else an expand. Shapes that do not broadcast
+    # are returned as they are, for the loss to raise torch's error.
+    shape_a, shape_b = tuple(a.shape), tuple(b.shape)
+    if shape_a == shape_b:
+        return a, b
+    try:
+        shape = np.broadcast_shapes(shape_a, shape_b)
+    except ValueError:
+        return a, b
+    return (a if shape_a == shape else a.expand(shape)), (b if shape_b == shape else b.expand(shape))
+
+
+def _pointwise_operands(
+    input: Tensor, target: Tensor, size_average: bool | None, reduce: bool | None, reduction: str
+) -> tuple[Tensor, Tensor, str]:
+    # What mse_loss, l1_loss, smooth_l1_loss and huber_loss do first: torch's
+    # warning for a target of another size, the legacy arguments, and
+    # broadcast_tensors.
+    if target.size() != input.size():
+        warnings.warn(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+            "This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            stacklevel=3,
+        )
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, stacklevel=4)
+    input, target = _broadcast_pair(input, target)
+    return input, target, reduction
+
+
+def _weighted(loss: Tensor, weight: Tensor, reduction: str, mean_by_weight: bool) -> Tensor:
+    # The weighted forms of mse_loss, l1_loss and huber_loss.
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum() if mean_by_weight else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def _check_weight_size(weight: Tensor, input: Tensor) -> None:
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second
+    (``GluBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.glu(torch.tensor([1.0, 2.0, 0.0, 0.0]))
+    tensor([0.5000, 1.0000])
+    """
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return _nn.glu(input, dim)
+
+
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """The mean (or sum) of the squared differences (``MseLossBackward0``, which also
+    differentiates the target); ``weight`` scales each element (torch's composite).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.mse_loss(torch.tensor([1.0, 2.0]), torch.tensor([0.0, 0.0]))
+    tensor(2.5000)
+    """
+    input, target, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted(_C.pow(input - target, 2), weight, reduction, True)
+    return _nn.mse_loss(input, target, _reduction_enum(reduction))
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """The mean (or sum) of the absolute differences: torch's composite
+    ``(input - target).abs()`` then the reduction (``MeanBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.l1_loss(torch.tensor([1.0, -2.0]), torch.tensor([0.0, 0.0]))
+    tensor(1.5000)
+    """
+    input, target, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
+    if weight is not None:
+        _check_weight_size(weight, input)
+        return _weighted((input - target).abs(), weight, reduction, True)
+    return _apply_reduction((input - target).abs(), _reduction_enum(reduction))
+
+
+def _apply_reduction(loss: Tensor, reduction: int) -> Tensor:
+    # torch's apply_loss_reduction: mean, sum or the elementwise loss.
+    if reduction == 1:
+        return loss.mean()
+    if reduction == 2:
+        return loss.sum()
+    return loss
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """``0.5 d^2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta``, ``d = input -
+    target`` (``SmoothL1LossBackward0``; ``beta == 0`` is ``l1_loss``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.smooth_l1_loss(torch.tensor([0.5, 3.0]), torch.tensor([0.0, 0.0]))
+    tensor(1.3125)
+    """
+    input, target, reduction = _pointwise_operands(input, target, size_average, reduce, reduction)
+    if beta == 0.0:
+        return _apply_reduction((input - target).abs(), _reduction_enum(reduction))
+    return _nn.smooth_l1_loss(input, target, _reduction_enum(reduction), beta)
+
+
+def huber_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    weight: Tensor | None = None,
+) -> Tensor:
+    """``0.5 d^2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)``
+    (``HuberLossBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.huber_loss(torch.tensor([0.5, 3.0]), torch.tensor([0.0, 0.0]))
+    tensor(1.3125)
+    """
+    input, target, reduction = _pointwise_operands(input, target, None, None, reduction)
+    if weight is None:
+        return _nn.huber_loss(input, target, _reduction_enum(reduction), delta)
+    _check_weight_size(weight, input)
+    return _weighted(_nn.huber_loss(input, target, 0, delta), weight, reduction, False)
+
+
+def soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``log(1 + exp(-target * input))`` (``SoftMarginLossBackward0``; the target gets
+    no gradient).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.soft_margin_loss(torch.tensor([0.0, 2.0]), torch.tensor([1.0, -1.0]))
+    tensor(1.4100)
+    """
+    return _nn.soft_margin_loss(input, target, _reduction(size_average, reduce, reduction))
+
+
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``-(t log(x) + (1 - t) log(1 - x))`` for probabilities ``x`` in [0, 1], each log
+    clamped at -100 (``BinaryCrossEntropyBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.binary_cross_entropy(torch.tensor([0.5, 0.9]), torch.tensor([1.0, 1.0]))
+    tensor(0.3993)
+    """
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(
+            f"Using a target size ({target.size()}) that is different to the input size ({input.size()}) is deprecated. "
+            "Please ensure they have the same size."
+        )
+    if weight is not None:
+        shape = np.broadcast_shapes(tuple(target.shape), tuple(weight.shape))
+        weight = weight.expand(shape)
+    return _nn.binary_cross_entropy(input, target, weight, reduction_enum)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """``binary_cross_entropy(sigmoid(x), t)`` computed stably from the logits ``x``;
+    ``pos_weight`` scales the positive term (``BinaryCrossEntropyWithLogitsBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.binary_cross_entropy_with_logits(torch.tensor([0.0, 2.0]), torch.tensor([1.0, 0.0]))
+    tensor(1.4100)
+    """
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return _C.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction_enum)
+
+
+def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int) -> Tensor:
+    # torch's nll_loss_nd: nll_loss for 1-D and 2-D inputs, nll_loss2d for 4-D
+    # ones; other inputs are viewed as (N, C, 1, -1) first.
+    ndim = input.dim()
+    if ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
+    if ndim != 1 and target.dim() > 0 and input.shape[0] != target.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
+        )
+    if ndim <= 2:
+        return _nn.nll_loss(input, target, weight, reduction, ignore_index)
+    if ndim == 4:
+        return _nn.nll_loss2d(input, target, weight, reduction, ignore_index)
+    n, c = input.shape[0], input.shape[1]
+    out_size = [n, *input.shape[2:]]
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
+    input, target = input.contiguous(), target.contiguous()
+    input = input.view(n, c, 1, -1) if input.numel() > 0 else input.view(n, c, 0, 0)
+    target = target.view(n, 1, -1) if target.numel() > 0 else target.view(n, 0, 0)
+    out = _nn.nll_loss2d(input, target, weight, reduction, ignore_index)
+    return out.view(out_size) if reduction == 0 else out
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log likelihood of class indices ``target`` under log-probabilities
+    ``input`` (classes along dim 1; ``NllLossBackward0``, ``NllLoss2DBackward0`` for
+    inputs of 3 or more dims). ``weight`` weighs each class; targets equal to
+    ``ignore_index`` count for nothing; ``mean`` divides by the total weight.
+
+    >>> import npgrad as torch
+    >>> logp = torch.tensor([[-0.5, -1.0], [-2.0, -0.1]])
+    >>> torch.nn.functional.nll_loss(logp, torch.tensor([0, 1]))
+    tensor(0.3000)
+    """
+    return _nll_loss_nd(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
+
+
+def _class_weight_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    # weight viewed to broadcast along the class dim of an ndim-dim input.
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _cross_entropy_probabilities(
+    input: Tensor, target: Tensor, weight: Tensor | None, reduction: int, label_smoothing: float
+) -> Tensor:
+    # torch's cross_entropy_loss_prob_target.
+    class_dim = 0 if input.dim() == 1 else 1
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
+    logp = _C.log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        target = target * (1 - label_smoothing) + label_smoothing / n_classes
+    product = logp * target
+    if weight is not None:
+        product = product * (_class_weight_view(weight, logp.dim(), 1) if logp.dim() > 1 else weight)
+    if reduction == 1:
+        if logp.numel() == 0:
+            return (-product.sum()).fill_(float("nan"))
+        return -product.sum() / (logp.numel() // n_classes)
+    if reduction == 2:
+        return -product.sum()
+    return -product.sum(class_dim)
+
+
+def _cross_entropy_label_smoothing(
+    input: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int, label_smoothing: float
+) -> Tensor:
+    # torch's cross_entropy_loss_label_smoothing.
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = _C.log_softmax(input, class_dim)
+    nll = _nll_loss_nd(logp, target, weight, reduction, ignore_index)
+    n_classes = logp.shape[class_dim]
+    if weight is not None:
+        smooth = -(logp * _class_weight_view(weight, logp.dim(), class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    ignored = target == ignore_index
+    smooth.masked_fill_(ignored, 0.0)
+    if reduction == 1:
+        if weight is not None:
+            total = weight.gather(0, target.masked_select(ignored.logical_not()).flatten()).sum()
+        else:
+            total = ignored.logical_not().sum()
+        smoothed = smooth.sum() / total
+    elif reduction == 2:
+        smoothed = smooth.sum()
+    else:
+        smoothed = smooth
+    return (1 - label_smoothing) * nll + smoothed * (label_smoothing / n_classes)
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """``nll_loss(log_softmax(input, 1), target)`` for class indices (classes along dim 1,
+    ``NllLossBackward0`` over ``LogSoftmaxBackward0``); a target of the input's shape
+    holds class probabilities (torch's composite). ``label_smoothing`` mixes the target
+    with the uniform distribution.
+
+    >>> import npgrad as torch
+    >>> logits = torch.tensor([[2.0, 0.0], [0.0, 2.0]])
+    >>> torch.nn.functional.cross_entropy(logits, torch.tensor([0, 1]))
+    tensor(0.1269)
+    """
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    if tuple(input.shape) == tuple(target.shape):
+        if not target.is_floating_point():
+            raise RuntimeError(
+                "Expected floating point type for target with class probabilities, "
+                f"got {_SCALAR_TYPE_NAMES.get(str(target.dtype), str(target.dtype))}"
+            )
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction_enum, label_smoothing)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        return _cross_entropy_label_smoothing(input, target, weight, reduction_enum, ignore_index, label_smoothing)
+    class_dim = 0 if input.dim() == 1 else 1
+    return _nll_loss_nd(_C.log_softmax(input, class_dim), target, weight, reduction_enum, ignore_index)
+
+
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """The Kullback-Leibler divergence of log-probabilities ``input`` from ``target``
+    (probabilities, or log-probabilities with ``log_target``): torch's composite.
+    ``batchmean`` divides the sum by the batch size.
+
+    >>> import npgrad as torch
+    >>> logq = torch.tensor([[0.5, 0.5]]).log()
+    >>> torch.nn.functional.kl_div(logq, torch.tensor([[0.5, 0.5]]), reduction="batchmean")
+    tensor(0.)
+    """
+    if size_average is not None or reduce is not None:
+        reduction_enum = _reduction_enum(_legacy_reduction(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the support size."
+                "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                stacklevel=2,
+            )
+        reduction_enum = 2 if reduction == "batchmean" else _reduction_enum(reduction)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy_self(target) - target * input
+    reduced = _apply_reduction(loss, reduction_enum)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def _xlogy_self(t: Tensor) -> Tensor:
+    # t * log(t), 0 where t is 0 (torch's xlogy(t, t)).
+    return _C.where(t == 0, zeros((), dtype=t.dtype), t * t.log())
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average: bool | None = None,
+    eps: float = 1e-8,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log likelihood of ``target`` under a Poisson distribution of rate
+    ``exp(input)`` (or ``input`` without ``log_input``): torch's composite; ``full``
+    adds Stirling's approximation of ``log(target!)``.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.poisson_nll_loss(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 2.0]))
+    tensor(0.8591)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    reduction_enum = _reduction_enum(reduction)
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * (input + eps).log()
+    if full:
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _apply_reduction(loss, reduction_enum)
+
+
+def gaussian_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    var: Tensor | float,
+    full: bool = False,
+    eps: float = 1e-6,
+    reduction: str = "mean",
+) -> Tensor:
+    """The negative log likelihood of ``target`` under normal distributions of mean
+    ``input`` and variance ``var`` (clamped at ``eps``): torch's composite.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.gaussian_nll_loss(torch.tensor([0.0]), torch.tensor([1.0]), torch.tensor([1.0]))
+    tensor(0.5000)
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(y for x, y in zip(input.shape, var.shape) if x != y) == 1:
+            pass
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss

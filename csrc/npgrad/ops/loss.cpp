@@ -1,0 +1,450 @@
+// The losses torch implements natively, with its checks and messages. The
+// values are computed with npgrad ops in no-grad mode; the node is recorded
+// after, saving what torch's saves.
+#include <memory>
+#include <utility>
+
+#include "npgrad/autograd/autograd_meta.h"
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/nodes/loss_nodes.h"
+#include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/loss.h"
+#include "npgrad/ops/mutation.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/ops/recording.h"
+#include "npgrad/ops/unary_ops.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops {
+
+using autograd::AutoGradMode;
+using autograd::Reduction;
+using autograd::SavedVariable;
+
+namespace {
+
+Reduction to_reduction(int64_t reduction) {
+  NPGRAD_CHECK(
+      reduction >= 0 && reduction <= 2,
+      "reduction must be 0 (none), 1 (mean) or 2 (sum), but got ",
+      reduction);
+  return static_cast<Reduction>(reduction);
+}
+
+Tensor reduce(const Tensor& loss, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::Mean:
+      return mean(loss);
+    case Reduction::Sum:
+      return sum(loss);
+    default:
+      return loss;
+  }
+}
+
+// torch's check of an argument its formula does not differentiate.
+void check_not_differentiable(
+    const Tensor& t, const char* function, const char* argument) {
+  NPGRAD_CHECK(
+      !(t.defined() && autograd::requires_grad(t)),
+      "The function '",
+      function,
+      "' is not differentiable with respect to argument '",
+      argument,
+      "'. This input cannot have requires_grad True.");
+}
+
+// The "not implemented for 'Long'" of torch's CPU kernel `kernel`.
+void check_floating(ScalarType dtype, const char* kernel) {
+  NPGRAD_CHECK_TYPED(
+      NotImplementedError,
+      is_floating(dtype),
+      '"',
+      kernel,
+      "\" not implemented for '",
+      scalar_type_name(dtype),
+      "'");
+}
+
+// An optional argument as the node keeps it: None when not given.
+SavedVariable saved_if_defined(const Tensor& t) {
+  return t.defined() ? SavedVariable(t, false) : SavedVariable();
+}
+
+Tensor number(double v) {
+  return wrapped_scalar(v, ScalarType::Float64);
+}
+
+// A pointwise loss of input and target, recorded as NodeT; `loss(diff)`
+// computes the elementwise loss from input - target.
+template <typename NodeT, typename Loss>
+std::shared_ptr<NodeT> pointwise_loss(
+    Tensor& out,
+    const Tensor& input,
+    const Tensor& target,
+    int64_t reduction,
+    const char* kernel,
+    Loss loss) {
+  Reduction r = to_reduction(reduction);
+  check_floating(result_type(input, target), kernel);
+  {
+    AutoGradMode no_grad(false);
+    out = reduce(loss(sub(input, target)), r);
+  }
+  auto node = record<NodeT>(out, {&input, &target});
+  if (node) {
+    node->reduction = r;
+    node->self_ = SavedVariable(input, false);
+    node->target_ = SavedVariable(target, false);
+  }
+  return node;
+}
+
+void check_between_0_and_1(const Tensor& t, const char* name) {
+  AutoGradMode no_grad(false);
+  Tensor outside = logical_or(lt(t, number(0)), gt(t, number(1)));
+  bool bad = kernels::item(any(outside, std::nullopt, false, true)) != 0;
+  NPGRAD_CHECK(!bad, "all elements of ", name, " should be between 0 and 1");
+}
+
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction) {
+  Tensor out;
+  pointwise_loss<autograd::MseLossBackward0>(
+      out, input, target, reduction, "mse_cpu", [](const Tensor& d) {
+        return mul(d, d);
+      });
+  return out;
+}
+
+Tensor smooth_l1_loss(
+    const Tensor& input, const Tensor& target, int64_t reduction, double beta) {
+  NPGRAD_CHECK(
+      beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  Tensor out;
+  auto node = pointwise_loss<autograd::SmoothL1LossBackward0>(
+      out, input, target, reduction, "smooth_l1_cpu", [&](const Tensor& d) {
+        Tensor z = abs(d);
+        if (beta == 0) {
+          return z;
+        }
+        // 0.5 z^2 / beta below beta, z - 0.5 beta above
+        return where(
+            lt(z, number(beta)),
+            mul(mul(z, z), number(0.5 / beta)),
+            sub(z, number(0.5 * beta)));
+      });
+  if (node) {
+    node->beta = beta;
+  }
+  return out;
+}
+
+Tensor huber_loss(
+    const Tensor& input,
+    const Tensor& target,
+    int64_t reduction,
+    double delta) {
+  NPGRAD_CHECK(
+      delta > 0, "huber_loss does not support non-positive values for delta.");
+  Tensor out;
+  auto node = pointwise_loss<autograd::HuberLossBackward0>(
+      out, input, target, reduction, "huber_cpu", [&](const Tensor& d) {
+        Tensor z = abs(d);
+        // 0.5 z^2 below delta, delta (z - 0.5 delta) above
+        return where(
+            lt(z, number(delta)),
+            mul(mul(z, z), number(0.5)),
+            mul(sub(z, number(0.5 * delta)), number(delta)));
+      });
+  if (node) {
+    node->delta = delta;
+  }
+  return out;
+}
+
+Tensor soft_margin_loss(
+    const Tensor& input, const Tensor& target, int64_t reduction) {
+  Reduction r = to_reduction(reduction);
+  check_not_differentiable(target, "soft_margin_loss", "target");
+  ScalarType dtype = result_type(input, target);
+  check_castable(
+      is_floating(dtype) ? dtype : ScalarType::Float32, input.dtype());
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    Tensor margin = neg(mul(input, target));
+    out = reduce(unary<unary_ops::Log1p>(exp(margin)), r);
+  }
+  if (auto node = record<autograd::SoftMarginLossBackward0>(out, {&input})) {
+    node->reduction = r;
+    node->self_ = SavedVariable(input, false);
+    node->target_ = SavedVariable(target, false);
+  }
+  return out;
+}
+
+Tensor binary_cross_entropy(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction) {
+  Reduction r = to_reduction(reduction);
+  check_not_differentiable(weight, "binary_cross_entropy", "weight");
+  check_floating(input.dtype(), "binary_cross_entropy");
+  NPGRAD_CHECK(
+      target.dtype() == input.dtype(),
+      "Found dtype ",
+      scalar_type_name(target.dtype()),
+      " but expected ",
+      scalar_type_name(input.dtype()));
+  check_between_0_and_1(input, "input");
+  check_between_0_and_1(target, "target");
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    // -(t log(x) + (1 - t) log(1 - x)), each log at least -100
+    Tensor log_x = clamp(log(input), -100, std::nullopt);
+    Tensor log_1mx =
+        clamp(unary<unary_ops::Log1p>(neg(input)), -100, std::nullopt);
+    Tensor loss = neg(add(mul(target, log_x), mul(rsub(target, 1.0), log_1mx)));
+    if (weight.defined()) {
+      loss = mul(loss, weight);
+    }
+    out = reduce(loss, r);
+  }
+  if (auto node = record<autograd::BinaryCrossEntropyBackward0>(
+          out, {&input, &target})) {
+    node->reduction = r;
+    node->self_ = SavedVariable(input, false);
+    node->target_ = SavedVariable(target, false);
+    node->weight_ = saved_if_defined(weight);
+  }
+  return out;
+}
+
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    const Tensor& pos_weight,
+    int64_t reduction) {
+  Reduction r = to_reduction(reduction);
+  check_not_differentiable(
+      weight, "binary_cross_entropy_with_logits", "weight");
+  check_not_differentiable(
+      pos_weight, "binary_cross_entropy_with_logits", "pos_weight");
+  check_floating(result_type(input, target), "log_sigmoid_cpu");
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    // (1 - t) x + log_weight * softplus(-x), log_weight = (pw - 1) t + 1
+    Tensor softplus_neg =
+        add(unary<unary_ops::Log1p>(exp(neg(abs(input)))), relu(neg(input)));
+    if (pos_weight.defined()) {
+      Tensor log_weight =
+          add(mul(sub(pos_weight, number(1)), target), number(1));
+      softplus_neg = mul(log_weight, softplus_neg);
+    }
+    Tensor loss = add(mul(rsub(target, 1.0), input), softplus_neg);
+    if (weight.defined()) {
+      loss = mul(loss, weight);
+    }
+    out = reduce(loss, r);
+  }
+  if (auto node = record<autograd::BinaryCrossEntropyWithLogitsBackward0>(
+          out, {&input, &target})) {
+    node->reduction = r;
+    node->self_ = SavedVariable(input, false);
+    node->target_ = SavedVariable(target, false);
+    node->weight_ = saved_if_defined(weight);
+    node->pos_weight_ = saved_if_defined(pos_weight);
+  }
+  return out;
+}
+
+std::pair<Tensor, Tensor> nll_target_weights(
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t ignore_index,
+    ScalarType dtype) {
+  AutoGradMode no_grad(false);
+  Tensor classes = kernels::cast(target, ScalarType::Int64);
+  Tensor valid =
+      ne(classes,
+         wrapped_scalar(static_cast<double>(ignore_index), ScalarType::Int64));
+  Tensor safe = mul(classes, valid);
+  Tensor weights =
+      weight.defined()
+          ? mul(reshape(
+                    index_select(weight, 0, reshape(safe, {-1})), safe.sizes()),
+                valid)
+          : kernels::cast(valid, dtype);
+  return {safe, weights};
+}
+
+namespace {
+
+void check_nll_args(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    bool two_d) {
+  if (two_d) {
+    NPGRAD_CHECK(
+        target.dim() == 3,
+        "only batches of spatial targets supported (3D tensors) but got "
+        "targets of dimension: ",
+        target.dim());
+    NPGRAD_CHECK(
+        input.dim() == 4,
+        "only batches of spatial inputs supported (4D tensors), but got "
+        "input of dimension: ",
+        input.dim());
+    const Shape& in = input.sizes();
+    const Shape& t = target.sizes();
+    NPGRAD_CHECK(
+        in[0] == t[0] && in[2] == t[1] && in[3] == t[2],
+        "size mismatch (got input: ",
+        shape_str(in),
+        " , target: ",
+        shape_str(t));
+    NPGRAD_CHECK(
+        target.dtype() == ScalarType::Int64,
+        "expected scalar type Long but found ",
+        scalar_type_name(target.dtype()));
+  } else {
+    NPGRAD_CHECK(
+        input.dim() > 0 && input.dim() <= 2, "input tensor should be 1D or 2D");
+    NPGRAD_CHECK(
+        target.dim() <= 1,
+        "0D or 1D target tensor expected, multi-target not supported");
+    bool no_batch_dim = input.dim() == 1 && target.dim() == 0;
+    NPGRAD_CHECK(
+        no_batch_dim ||
+            (target.dim() == 1 && input.sizes()[0] == target.sizes()[0]),
+        "size mismatch (got input: ",
+        shape_str(input.sizes()),
+        ", target: ",
+        shape_str(target.sizes()),
+        ")");
+    NPGRAD_CHECK(
+        target.dtype() == ScalarType::Int64 ||
+            target.dtype() == ScalarType::UInt8,
+        "expected target dtype to be Long or Byte, but got ",
+        scalar_type_name(target.dtype()));
+  }
+  int64_t classes = input.sizes()[input.dim() == 1 ? 0 : 1];
+  if (weight.defined()) {
+    NPGRAD_CHECK(
+        weight.dim() == 1 && weight.numel() == classes,
+        "weight tensor should be defined either for all ",
+        classes,
+        " classes or no classes but got weight tensor of shape: ",
+        shape_str(weight.sizes()));
+  }
+  check_floating(
+      input.dtype(),
+      two_d ? "nll_loss2d_forward_out_frame" : "nll_loss_out_frame");
+  if (weight.defined()) {
+    NPGRAD_CHECK(
+        weight.dtype() == input.dtype(),
+        "expected scalar type ",
+        scalar_type_name(input.dtype()),
+        " but found ",
+        scalar_type_name(weight.dtype()));
+  }
+}
+
+// torch's IndexError for the first target outside [0, classes) that is not
+// ignore_index.
+void check_nll_bounds(
+    const Tensor& target, int64_t classes, int64_t ignore_index) {
+  AutoGradMode no_grad(false);
+  Tensor t = kernels::cast(target, ScalarType::Int64);
+  auto bound = [](double v) { return wrapped_scalar(v, ScalarType::Int64); };
+  Tensor bad = logical_and(
+      ne(t, bound(static_cast<double>(ignore_index))),
+      logical_or(lt(t, bound(0)), ge(t, bound(static_cast<double>(classes)))));
+  if (kernels::item(any(bad, std::nullopt, false, true)) == 0) {
+    return;
+  }
+  Tensor first = masked_select(t, bad);
+  NPGRAD_CHECK_INDEX(
+      false,
+      "Target ",
+      static_cast<int64_t>(kernels::item(select(first, 0, 0))),
+      " is out of bounds.");
+}
+
+template <typename NodeT>
+Tensor nll_impl(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    const char* function) {
+  Reduction r = to_reduction(reduction);
+  check_not_differentiable(weight, function, "weight");
+  int64_t class_dim = input.dim() == 1 ? 0 : 1;
+  check_nll_bounds(target, input.sizes()[class_dim], ignore_index);
+  Tensor out, total_weight;
+  {
+    AutoGradMode no_grad(false);
+    auto [safe, weights] =
+        nll_target_weights(target, weight, ignore_index, input.dtype());
+    Tensor picked = squeeze(
+        gather(input, class_dim, unsqueeze(safe, class_dim), false), class_dim);
+    Tensor losses = neg(mul(picked, weights));
+    if (r == Reduction::None) {
+      out = losses;
+      total_weight = kernels::full({}, 0, input.dtype());
+    } else {
+      total_weight = sum(weights);
+      out = sum(losses);
+      if (r == Reduction::Mean) {
+        out = div(out, total_weight);
+      }
+    }
+  }
+  if (auto node = record<NodeT>(out, {&input})) {
+    node->reduction = r;
+    node->ignore_index = ignore_index;
+    node->self_ = SavedVariable(input, false);
+    node->target_ = SavedVariable(target, false);
+    node->total_weight_ = SavedVariable(total_weight, false);
+    node->weight_ = saved_if_defined(weight);
+  }
+  return out;
+}
+
+}  // namespace
+
+Tensor nll_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    bool two_d) {
+  check_nll_args(input, target, weight, two_d);
+  return two_d ? nll_impl<autograd::NllLoss2DBackward0>(
+                     input,
+                     target,
+                     weight,
+                     reduction,
+                     ignore_index,
+                     "nll_loss2d_forward")
+               : nll_impl<autograd::NllLossBackward0>(
+                     input,
+                     target,
+                     weight,
+                     reduction,
+                     ignore_index,
+                     "nll_loss_forward");
+}
+
+}  // namespace npgrad::ops

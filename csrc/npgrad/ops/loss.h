@@ -1,0 +1,49 @@
+#pragma once
+// The losses torch implements natively (torch._C._nn and
+// torch.binary_cross_entropy_with_logits); the composite ones are in
+// npgrad.nn.functional.
+
+#include <utility>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::ops {
+
+// `reduction` is torch's enum: 0 none, 1 mean, 2 sum.
+Tensor mse_loss(const Tensor& input, const Tensor& target, int64_t reduction);
+Tensor smooth_l1_loss(
+    const Tensor& input, const Tensor& target, int64_t reduction, double beta);
+Tensor huber_loss(
+    const Tensor& input, const Tensor& target, int64_t reduction, double delta);
+Tensor soft_margin_loss(
+    const Tensor& input, const Tensor& target, int64_t reduction);
+/// `weight` may be undefined (none).
+Tensor binary_cross_entropy(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction);
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    const Tensor& pos_weight,
+    int64_t reduction);
+/// nll_loss of a 1-D or 2-D input (NllLossBackward0) and of a 4-D one
+/// (NllLoss2DBackward0); `weight` may be undefined.
+Tensor nll_loss(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    bool two_d);
+/// For nll_loss and its backward: the targets with ignore_index replaced by
+/// 0 (int64), and each target's class weight in `dtype` (0 where ignored).
+std::pair<Tensor, Tensor> nll_target_weights(
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t ignore_index,
+    ScalarType dtype);
+
+}  // namespace npgrad::ops
