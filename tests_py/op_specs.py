@@ -877,6 +877,8 @@ POOLING = [
         "SqueezeBackward1",
         _SQUEEZE_SAVED,
     ),
+    Op("F_pad", lambda lib, a: _F(lib).pad(a, (1, 2, 0, 1)), (R(2, 3, 4),), "ConstantPadNdBackward0", ("_saved_pad",)),
+    Op("F_pad_crop_value", lambda lib, a: _F(lib).pad(a, [-1, 2], value=1.5), (R(2, 4),), "ConstantPadNdBackward0"),
 ]
 
 ALL = (

@@ -200,6 +200,35 @@ def test_one_hot_matches_torch():
         assert g.requires_grad is False
 
 
+PADS: list[Callable[[Any, Any], Any]] = [
+    lambda F, x: F.pad(x, (1, 2)),
+    lambda F, x: F.pad(x, [0, 1, 2, 0], value=-3.5),
+    lambda F, x: F.pad(x, (-1, 1, 1, -2, 1, 0)),
+    lambda F, x: F.pad(x, (-2, -3)),
+    lambda F, x: F.pad(x, ()),
+    lambda F, x: F.pad(x[:, :, 1:], (1, 1), mode="constant", value=None),
+]
+
+
+@pytest.mark.parametrize("fn", PADS)
+def test_constant_pad_matches_torch(fn):
+    got, expected = run_both(_forward_and_backward(lambda lib, x: fn(lib.nn.functional, x), _data(2, 3, 5)))
+    assert_same_result(got[0], expected[0])
+    assert_same_result(got[1], expected[1])
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool", "float16"])
+def test_constant_pad_keeps_the_dtype_and_casts_the_value(dtype):
+    got, expected = run_both(
+        lambda lib: [
+            lib.nn.functional.pad(from_np(lib, _data(2, 3).astype(dtype)), (1, 1, 2, 0), value=2.5),
+            lib.nn.functional.pad(from_np(lib, _data(2, 3).astype(dtype)), (0, -1)),
+        ]
+    )
+    for g, e in zip(got, expected):
+        assert_same_result(g, e)
+
+
 X4 = (1, 2, 5, 5)
 ERRORS: list[tuple[tuple[int, ...], Callable[[Any, Any], Any]]] = [
     (X4, lambda F, x: F.max_pool2d(x, (2, 2, 2))),
@@ -257,6 +286,15 @@ ERRORS: list[tuple[tuple[int, ...], Callable[[Any, Any], Any]]] = [
     ((3,), lambda F, x: F.one_hot(x.long() - 1)),
     ((3,), lambda F, x: F.one_hot(x.long() + 2, 2)),
     (X4, lambda F, x: F.one_hot(x)),
+    (X4, lambda F, x: F.pad(x, (1, 2, 3))),
+    (X4, lambda F, x: F.pad(x, (1,) * 10)),
+    (X4, lambda F, x: F.pad(x, (-3, -3))),
+    (X4, lambda F, x: F.pad(x, (1.5, 1))),
+    (X4, lambda F, x: F.pad(x, (1, 1), mode="foo")),
+    (X4, lambda F, x: F.pad(x, (1, 1), mode="reflect", value=1.0)),
+    (X4, lambda F, x: F.pad(x, (4, 4), mode="reflect")),
+    ((5,), lambda F, x: F.pad(x, (1, 1), mode="replicate")),
+    (X4, lambda F, x: F.pad(x, (1,) * 8, mode="circular")),
 ]
 
 

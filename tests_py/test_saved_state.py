@@ -222,6 +222,7 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "AdaptiveMaxPool2DBackwardBackward0": lambda lib, a, b, v: _grad(
         lib, lib.nn.functional.adaptive_max_pool2d(a[None], 2), a
     ),
+    "ConstantPadNdBackward0": lambda lib, a, b, v: lib.nn.functional.pad(a, (1, 2, 0, 1)),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every

@@ -1,5 +1,6 @@
 // Pooling: the functions of npgrad._C._nn that npgrad.nn.functional calls
-// (torch._C._nn's max_pool2d_with_indices, avg_pool2d, adaptive_*_pool2d)
+// (torch._C._nn's max_pool2d_with_indices, avg_pool2d, adaptive_*_pool2d;
+// torch's constant_pad_nd)
 // and the node classes. List arguments arrive as lists (functional.py turns
 // a single int into one).
 #include "bindings.h"
@@ -37,6 +38,7 @@ void bind_pooling(py::module_& m) {
   bind_pool_node<AdaptiveMaxPool2DBackward0>(fm, "AdaptiveMaxPool2DBackward0");
   bind_pool_node<AdaptiveMaxPool2DBackwardBackward0>(
       fm, "AdaptiveMaxPool2DBackwardBackward0");
+  bind_pool_node<ConstantPadNdBackward0>(fm, "ConstantPadNdBackward0");
 
   py::module_ nn = m.attr("_nn");
   nn.def(
@@ -101,6 +103,14 @@ void bind_pooling(py::module_& m) {
       },
       "input"_a,
       "output_size"_a);
+  nn.def(
+      "constant_pad_nd",
+      [](const Tensor& input, const Shape& pad, double value) {
+        return ops::constant_pad_nd(input, pad, value);
+      },
+      "input"_a,
+      "pad"_a,
+      "value"_a = 0.0);
 }
 
 }  // namespace npgrad::bindings

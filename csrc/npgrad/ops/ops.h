@@ -576,5 +576,8 @@ std::pair<Tensor, Tensor> adaptive_max_pool2d(
 /// AdaptiveMaxPool2DBackwardBackward0.
 Tensor adaptive_max_pool2d_backward(
     const Tensor& grad, const Tensor& self, const Tensor& indices);
+/// `pad` = (before, after) pairs from the last dim backwards, each added
+/// (negative: cropped) and filled with value (ConstantPadNdBackward0).
+Tensor constant_pad_nd(const Tensor& a, const Shape& pad, double value);
 
 }  // namespace npgrad::ops

@@ -1,5 +1,6 @@
-// 2-D pooling: torch's argument checks, output sizes and windows (padding,
-// dilation, ceil mode, adaptive bounds), the kernels, and the nodes.
+// 2-D pooling and constant padding: torch's argument checks, output sizes and
+// windows (padding, dilation, ceil mode, adaptive bounds), the kernels, and the
+// nodes.
 #include <algorithm>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::ops {
@@ -404,6 +406,48 @@ Tensor adaptive_max_pool2d_backward(
     node->indices_ = SavedVariable(indices, false);
     node->self_sizes = self.sizes();
     node->self_dtype = self.dtype();
+  }
+  return out;
+}
+
+Tensor constant_pad_nd(const Tensor& a, const Shape& pad, double value) {
+  auto n = static_cast<int64_t>(pad.size());
+  NPGRAD_CHECK(n % 2 == 0, "Padding length must be divisible by 2");
+  NPGRAD_CHECK(
+      n / 2 <= a.dim(),
+      "Padding length should be less than or equal to two times the input "
+      "dimension but got padding length ",
+      n,
+      " and input of dimension ",
+      a.dim());
+  // The kept part of a (negative padding crops it), and where it goes.
+  Shape sizes = a.sizes(), kept = a.sizes(), out_sizes = a.sizes();
+  int64_t src_offset = 0;
+  Shape dst_start(a.dim(), 0);
+  for (int64_t i = 0; i < n / 2; ++i) {
+    int64_t d = a.dim() - 1 - i;
+    int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    kept[d] =
+        sizes[d] + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0);
+    NPGRAD_CHECK(kept[d] >= 0, "narrow(): length must be non-negative.");
+    src_offset += std::max<int64_t>(-before, 0) * a.strides()[d];
+    dst_start[d] = std::max<int64_t>(before, 0);
+    out_sizes[d] =
+        kept[d] + std::max<int64_t>(before, 0) + std::max<int64_t>(after, 0);
+  }
+  Tensor out = kernels::full(out_sizes, value, a.dtype());
+  Shape out_strides = contiguous_strides(out_sizes);
+  int64_t dst_offset = 0;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    dst_offset += dst_start[d] * out_strides[d];
+  }
+  if (a.numel() > 0 && std::count(kept.begin(), kept.end(), 0) == 0) {
+    kernels::copy_into(
+        kernels::view_as_strided(out, kept, out_strides, dst_offset),
+        kernels::view_as_strided(a, kept, a.strides(), src_offset));
+  }
+  if (auto node = record<ConstantPadNdBackward0>(out, {&a})) {
+    node->pad = pad;
   }
   return out;
 }

@@ -54,6 +54,7 @@ __all__ = [
     "max_pool2d_with_indices",
     "mish",
     "one_hot",
+    "pad",
     "relu",
     "relu6",
     "relu_",
@@ -540,7 +541,7 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     return _feature_dropout(input, p, training, inplace, _channel_noise_shape(input))
 
 
-# ---- Pooling and one_hot ----
+# ---- Pooling, one_hot and pad ----
 # The 2-D pools run in C++ (npgrad._C._nn, the names of torch._C._nn); the 1-D
 # ones are torch's composites: the 2-D pool of ``input.unsqueeze(-2)``,
 # squeezed back (``SqueezeBackward1``), after torch's 1-D argument checks.
@@ -871,3 +872,43 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be smaller than num_classes.")
     classes = arange(num_classes)
     return (tensor.unsqueeze(-1) == classes).long()
+
+
+_PAD_SIZES = (
+    "Supported combinations for non-constant padding:\n"
+    "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+    "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+    "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+)
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """``input`` with ``pad = (before, after, ...)`` elements added to its dims, from the
+    last one backwards; mode ``constant`` fills them with ``value`` (0 by default), and
+    negative padding crops (``ConstantPadNdBackward0``). The ``reflect``, ``replicate``
+    and ``circular`` modes are not implemented yet: they raise ``NotImplementedError``.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.pad(torch.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
+    tensor([[9., 1., 2., 9., 9.]])
+    """
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
+    for i, p in enumerate(pad):
+        if not isinstance(p, int) or isinstance(p, bool):
+            raise TypeError(
+                f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                f"{type(p).__name__} at pos {i}"
+            )
+    if mode == "constant":
+        return _nn.constant_pad_nd(input, list(pad), 0.0 if value is None else value)  # type: ignore[no-any-return]
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    ndim = input.dim()
+    if len(pad) not in (2, 4, 6) or not len(pad) // 2 + 1 <= ndim <= len(pad) // 2 + 2:
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_PAD_SIZES}")
+    raise NotImplementedError(f"npgrad.nn.functional.pad: mode '{mode}' is not implemented yet")

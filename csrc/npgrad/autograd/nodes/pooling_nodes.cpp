@@ -89,4 +89,13 @@ void MaxPoolBackwardBackwardNode::compute(
   }
 }
 
+void ConstantPadNdBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  Shape negated(pad.size());
+  for (std::size_t i = 0; i < pad.size(); ++i) {
+    negated[i] = -pad[i];
+  }
+  out[0] = constant_pad_nd(g[0], negated, 0);
+}
+
 }  // namespace npgrad::autograd

@@ -1,8 +1,8 @@
 #pragma once
-// Backward nodes of 2-D pooling (max, average, adaptive) and of their
-// backward ops (the nodes a double backward records). The arguments are
-// saved as torch shows them: kernel_size, padding and dilation as pairs,
-// stride as given (empty when it defaulted to kernel_size).
+// Backward nodes of 2-D pooling (max, average, adaptive), of their
+// backward ops, and of constant padding (the nodes a double backward records).
+// The arguments are saved as torch shows them: kernel_size, padding and
+// dilation as pairs, stride as given (empty when it defaulted to kernel_size).
 
 #include <optional>
 
@@ -94,6 +94,15 @@ struct MaxPool2DWithIndicesBackwardBackward0 final
 };
 struct AdaptiveMaxPool2DBackwardBackward0 final : MaxPoolBackwardBackwardNode {
   NPGRAD_NODE_NAME(AdaptiveMaxPool2DBackwardBackward0)
+};
+
+struct ConstantPadNdBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(ConstantPadNdBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.int_list("_saved_pad", pad);
+  }
+  Shape pad;
 };
 
 }  // namespace npgrad::autograd
