@@ -1007,6 +1007,106 @@ LOSSES = [
         (R(2, 3), R(2, 3), P(2, 3)),
         "SumBackward0",
     ),
+_MAX_POOL_SAVED = (
+    "_saved_self",
+    "_saved_result1",
+    "_saved_kernel_size",
+    "_saved_stride",
+    "_saved_padding",
+    "_saved_dilation",
+    "_saved_ceil_mode",
+)
+_AVG_POOL_SAVED = (
+    "_saved_self",
+    "_saved_kernel_size",
+    "_saved_stride",
+    "_saved_padding",
+    "_saved_ceil_mode",
+    "_saved_count_include_pad",
+    "_saved_divisor_override",
+)
+_SQUEEZE_SAVED = ("_saved_dim", "_saved_self_sym_sizes")
+
+POOLING = [
+    Op(
+        "F_max_pool2d",
+        lambda lib, a: _F(lib).max_pool2d(a, 2),
+        (R(1, 2, 4, 4),),
+        "MaxPool2DWithIndicesBackward0",
+        _MAX_POOL_SAVED,
+    ),
+    Op(
+        "F_max_pool2d_padding_ceil",
+        lambda lib, a: _F(lib).max_pool2d(a, 3, stride=2, padding=1, ceil_mode=True),
+        (R(2, 5, 6),),
+        "MaxPool2DWithIndicesBackward0",
+        _MAX_POOL_SAVED,
+    ),
+    Op(
+        "F_max_pool2d_dilation",
+        lambda lib, a: _F(lib).max_pool2d(a, (2, 3), stride=1, dilation=2, return_indices=True)[0],
+        (R(1, 1, 5, 6),),
+        "MaxPool2DWithIndicesBackward0",
+        _MAX_POOL_SAVED,
+    ),
+    Op(
+        "F_max_pool1d", lambda lib, a: _F(lib).max_pool1d(a, 3, 2, 1), (R(2, 3, 6),), "SqueezeBackward1", _SQUEEZE_SAVED
+    ),
+    Op(
+        "F_avg_pool2d", lambda lib, a: _F(lib).avg_pool2d(a, 2), (R(1, 2, 4, 4),), "AvgPool2DBackward0", _AVG_POOL_SAVED
+    ),
+    Op(
+        "F_avg_pool2d_padding_ceil",
+        lambda lib, a: _F(lib).avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+        (R(2, 5, 6),),
+        "AvgPool2DBackward0",
+        _AVG_POOL_SAVED,
+    ),
+    Op(
+        "F_avg_pool2d_divisor",
+        lambda lib, a: _F(lib).avg_pool2d(a, (2, 3), (1, 2), divisor_override=4),
+        (R(1, 1, 4, 5),),
+        "AvgPool2DBackward0",
+        _AVG_POOL_SAVED,
+    ),
+    Op("F_avg_pool1d", lambda lib, a: _F(lib).avg_pool1d(a, 2, 1, 1), (R(2, 5),), "SqueezeBackward1", _SQUEEZE_SAVED),
+    Op(
+        "F_adaptive_avg_pool2d",
+        lambda lib, a: _F(lib).adaptive_avg_pool2d(a, (2, 3)),
+        (R(1, 2, 5, 7),),
+        "AdaptiveAvgPool2DBackward0",
+        ("_saved_self",),
+    ),
+    Op(
+        "F_adaptive_avg_pool2d_one",
+        lambda lib, a: _F(lib).adaptive_avg_pool2d(a, 1),
+        (R(2, 3, 4),),
+        "MeanBackward1",
+        ("_saved_dim", "_saved_keepdim"),
+    ),
+    Op(
+        "F_adaptive_avg_pool1d",
+        lambda lib, a: _F(lib).adaptive_avg_pool1d(a, 3),
+        (R(2, 7),),
+        "SqueezeBackward1",
+        _SQUEEZE_SAVED,
+    ),
+    Op(
+        "F_adaptive_max_pool2d",
+        lambda lib, a: _F(lib).adaptive_max_pool2d(a, (3, None)),
+        (R(1, 2, 5, 4),),
+        "AdaptiveMaxPool2DBackward0",
+        ("_saved_self", "_saved_result1"),
+    ),
+    Op(
+        "F_adaptive_max_pool1d",
+        lambda lib, a: _F(lib).adaptive_max_pool1d(a, 4),
+        (R(2, 7),),
+        "SqueezeBackward1",
+        _SQUEEZE_SAVED,
+    ),
+    Op("F_pad", lambda lib, a: _F(lib).pad(a, (1, 2, 0, 1)), (R(2, 3, 4),), "ConstantPadNdBackward0", ("_saved_pad",)),
+    Op("F_pad_crop_value", lambda lib, a: _F(lib).pad(a, [-1, 2], value=1.5), (R(2, 4),), "ConstantPadNdBackward0"),
 ]
 
 ALL = (
@@ -1025,5 +1125,6 @@ ALL = (
     + MODULO
     + TERNARY
     + LOSSES
+    + POOLING
 )
 # fmt: on

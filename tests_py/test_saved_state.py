@@ -226,6 +226,22 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "NllLoss2DBackward0": lambda lib, a, b, v: lib.nn.functional.nll_loss(
         a.view(1, 2, 3, 1), lib.tensor([[[1], [0], [1]]])
     ),
+    # pooling: a (2, 3) input is one (C, H, W) plane of 1 x 2 x 3
+    "MaxPool2DWithIndicesBackward0": lambda lib, a, b, v: lib.nn.functional.max_pool2d(a[None], 2, 1),
+    "MaxPool2DWithIndicesBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.max_pool2d(a[None], 2, 1), a
+    ),
+    "AvgPool2DBackward0": lambda lib, a, b, v: lib.nn.functional.avg_pool2d(a[None], 2, 1, divisor_override=3),
+    "AvgPool2DBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.avg_pool2d(a[None], 2, 1), a),
+    "AdaptiveAvgPool2DBackward0": lambda lib, a, b, v: lib.nn.functional.adaptive_avg_pool2d(a[None], 2),
+    "AdaptiveAvgPool2DBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.adaptive_avg_pool2d(a[None], 2), a
+    ),
+    "AdaptiveMaxPool2DBackward0": lambda lib, a, b, v: lib.nn.functional.adaptive_max_pool2d(a[None], 2),
+    "AdaptiveMaxPool2DBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.adaptive_max_pool2d(a[None], 2), a
+    ),
+    "ConstantPadNdBackward0": lambda lib, a, b, v: lib.nn.functional.pad(a, (1, 2, 0, 1)),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every

@@ -221,4 +221,36 @@ void run_on_new_thread(const std::function<void()>& fn);
 /// True if any element is NaN.
 bool has_nan(const Tensor& t);
 
+// ---- Pooling (pooling.cpp) ----
+
+/// The windows of a 2-D pooling: for each output position along dim d (0: H,
+/// 1: W), the first input position inside the input and how many positions
+/// of the window, `step` apart, are inside it.
+struct PoolWindows {
+  std::vector<int64_t> first[2], count[2];
+  int64_t step[2] = {1, 1};
+};
+/// Max over each window of the last two dims of a 3-D or 4-D tensor: (values,
+/// int64 flat H * W index of each maximum; NaN wins, the first maximum is
+/// kept). `name` is torch's kernel name for the dtype error.
+std::pair<Tensor, Tensor> max_pool2d(
+    const Tensor& a, const PoolWindows& windows, const char* name);
+/// Sum over each window divided by divisors[i * OW + j] (integer division
+/// for integer tensors); empty windows give 0.
+Tensor avg_pool2d(
+    const Tensor& a,
+    const PoolWindows& windows,
+    const std::vector<int64_t>& divisors,
+    const char* name);
+/// The gradient of avg_pool2d: each grad element shared over its window.
+Tensor avg_pool2d_backward(
+    const Tensor& grad,
+    const Shape& self_sizes,
+    const PoolWindows& windows,
+    const std::vector<int64_t>& divisors);
+/// Zeros of self_sizes plus each grad element at its flat H * W index of its
+/// plane (max pooling's gradient).
+Tensor scatter_to_planes(
+    const Tensor& grad, const Tensor& indices, const Shape& self_sizes);
+
 }  // namespace npgrad::kernels

@@ -537,4 +537,47 @@ using InplaceObserver = std::function<void(const Tensor&)>;
 void set_inplace_observer(InplaceObserver observer);
 InplaceObserver get_inplace_observer();
 
+// ---- Pooling (pooling.cpp) ----
+// Over the last two dims of a 3-D or 4-D tensor, with torch's checks and
+// errors. The backward ops are torch's too (max_pool2d_with_indices_backward,
+// ...): a double backward records their nodes.
+
+/// max_pool2d's and avg_pool2d's arguments as the caller gave them (one int
+/// or two for each list; stride empty when omitted).
+struct Pool2dArgs {
+  Shape kernel_size, stride, padding, dilation{1};
+  bool ceil_mode = false;
+  bool count_include_pad = true;
+  std::optional<int64_t> divisor_override;
+};
+/// (values, int64 flat H * W indices) (MaxPool2DWithIndicesBackward0).
+std::pair<Tensor, Tensor> max_pool2d_with_indices(
+    const Tensor& a, const Pool2dArgs& args);
+/// The gradient of max_pool2d_with_indices with respect to self
+/// (MaxPool2DWithIndicesBackwardBackward0).
+Tensor max_pool2d_with_indices_backward(
+    const Tensor& grad,
+    const Tensor& self,
+    const Pool2dArgs& args,
+    const Tensor& indices);
+/// AvgPool2DBackward0.
+Tensor avg_pool2d(const Tensor& a, const Pool2dArgs& args);
+/// AvgPool2DBackwardBackward0.
+Tensor avg_pool2d_backward(
+    const Tensor& grad, const Tensor& self, const Pool2dArgs& args);
+/// AdaptiveAvgPool2DBackward0; an output size of (1, 1) is a mean over the
+/// last two dims (MeanBackward1), as torch computes it.
+Tensor adaptive_avg_pool2d(const Tensor& a, const Shape& output_size);
+/// AdaptiveAvgPool2DBackwardBackward0.
+Tensor adaptive_avg_pool2d_backward(const Tensor& grad, const Tensor& self);
+/// (values, int64 flat H * W indices) (AdaptiveMaxPool2DBackward0).
+std::pair<Tensor, Tensor> adaptive_max_pool2d(
+    const Tensor& a, const Shape& output_size);
+/// AdaptiveMaxPool2DBackwardBackward0.
+Tensor adaptive_max_pool2d_backward(
+    const Tensor& grad, const Tensor& self, const Tensor& indices);
+/// `pad` = (before, after) pairs from the last dim backwards, each added
+/// (negative: cropped) and filled with value (ConstantPadNdBackward0).
+Tensor constant_pad_nd(const Tensor& a, const Shape& pad, double value);
+
 }  // namespace npgrad::ops

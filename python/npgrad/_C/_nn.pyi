@@ -52,3 +52,24 @@ def nll_loss2d(
     reduction: builtins.int = 1,
     ignore_index: builtins.int = -100,
 ) -> Tensor: ...
+# ---- pooling (csrc/bindings/pooling.cpp)
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: list[int],
+    stride: list[int] = [],
+    padding: list[int] = [0],
+    dilation: list[int] = [1],
+    ceil_mode: bool = False,
+) -> tuple[Tensor, Tensor]: ...
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: list[int],
+    stride: list[int] = [],
+    padding: list[int] = [0],
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor: ...
+def adaptive_avg_pool2d(input: Tensor, output_size: list[int]) -> Tensor: ...
+def adaptive_max_pool2d(input: Tensor, output_size: list[int]) -> tuple[Tensor, Tensor]: ...
+def constant_pad_nd(input: Tensor, pad: list[int], value: float = 0.0) -> Tensor: ...

@@ -24,9 +24,18 @@ from .. import _C
 from .._C import Tensor, _nn
 from .._creation import ones_like, zeros
 from ..autograd.grad_mode import no_grad
+from .._creation import arange, zeros
 
 __all__ = [
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
     "alpha_dropout",
+    "avg_pool1d",
+    "avg_pool2d",
     "celu",
     "celu_",
     "dropout",
@@ -44,7 +53,13 @@ __all__ = [
     "leaky_relu_",
     "log_softmax",
     "logsigmoid",
+    "max_pool1d",
+    "max_pool1d_with_indices",
+    "max_pool2d",
+    "max_pool2d_with_indices",
     "mish",
+    "one_hot",
+    "pad",
     "relu",
     "relu6",
     "relu_",
@@ -1084,3 +1099,374 @@ def gaussian_nll_loss(
     if reduction == "sum":
         return loss.sum()
     return loss
+# ---- Pooling, one_hot and pad ----
+# The 2-D pools run in C++ (npgrad._C._nn, the names of torch._C._nn); the 1-D
+# ones are torch's composites: the 2-D pool of ``input.unsqueeze(-2)``,
+# squeezed back (``SqueezeBackward1``), after torch's 1-D argument checks.
+
+
+def _int_list(value: Any, fn: str, arg: str, position: int) -> list[int]:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value]
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return list(value)
+    raise TypeError(f"{fn}(): argument '{arg}' (position {position}) must be tuple of ints, not {type(value).__name__}")
+
+
+def _one_int(value: Any, fn: str, arg: str, position: int) -> int:
+    values = _int_list(value, fn, arg, position)
+    if len(values) != 1:
+        raise RuntimeError(f"{fn}() argument '{arg}' should contain one int (got {len(values)})")
+    return values[0]
+
+
+def _check_1d_input(input: Tensor, fn: str) -> None:
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 'self' "
+            f"(while checking arguments for {fn})"
+        )
+
+
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The maximum over each ``kernel_size`` window of the last two dims of a
+    ``(C, H, W)`` or ``(N, C, H, W)`` input (``MaxPool2DWithIndicesBackward0``);
+    with ``return_indices`` also the flat ``H * W`` index of each maximum.
+
+    >>> import npgrad as torch
+    >>> x = torch.arange(16.0).reshape(1, 4, 4)
+    >>> torch.nn.functional.max_pool2d(x, 2)
+    tensor([[[ 5.,  7.],
+             [13., 15.]]])
+    """
+    fn = "max_pool2d"
+    out, indices = _nn.max_pool2d_with_indices(
+        input,
+        _int_list(kernel_size, fn, "kernel_size", 2),
+        [] if stride is None else _int_list(stride, fn, "stride", 3),
+        _int_list(padding, fn, "padding", 4),
+        _int_list(dilation, fn, "dilation", 5),
+        ceil_mode,
+    )
+    return (out, indices) if return_indices else out
+
+
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> tuple[Tensor, Tensor]:
+    """``max_pool2d`` with its indices, always.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.max_pool2d_with_indices(torch.tensor([[[1.0, 3.0], [2.0, 0.0]]]), 2)[1]
+    tensor([[[1]]])
+    """
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)  # type: ignore[no-any-return]
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    """The maximum over each window of the last dim of a ``(C, L)`` or ``(N, C, L)``
+    input (torch's composite: ``SqueezeBackward1`` of a ``max_pool2d``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    fn = "max_pool1d"
+    shape = input.shape
+    if input.dim() not in (2, 3) or shape[-1] == 0 or shape[-2] == 0:
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:{list(shape)}"
+        )
+    k = _int_list(kernel_size, fn, "kernel_size", 2)
+    s = [] if stride is None else _int_list(stride, fn, "stride", 3)
+    p = _int_list(padding, fn, "padding", 4)
+    d = _int_list(dilation, fn, "dilation", 5)
+    for values, what, sep in (
+        (k, "kernel_size must be", ""),
+        (s, "stride must be None,", ","),
+        (p, "padding must be", ","),
+    ):
+        if len(values) != 1 and not (values is s and not values):
+            raise RuntimeError(
+                f"max_pool1d() {what} an int, list of ints{sep} or tuple of ints of size 1 but got size {len(values)}"
+            )
+    if len(d) != 1:
+        raise RuntimeError(
+            f"max_pool1d() dilation must be an int, list of ints or tuple of ints of size 1 but got size {len(d)}"
+        )
+    step = s[0] if s else k[0]
+    if k[0] <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k[0]}")
+    if step <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {step}")
+    if p[0] < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p[0]}")
+    if p[0] > k[0] // 2:
+        raise RuntimeError(
+            f"max_pool1d() padding should be at most half of kernel size, but got padding={p[0]} and kernel_size={k[0]}"
+        )
+    if d[0] <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d[0]}")
+    span = shape[-1] + 2 * p[0] - d[0] * (k[0] - 1) - 1
+    size = (span + (step - 1 if ceil_mode else 0)) // step + 1
+    if ceil_mode and (size - 1) * step >= shape[-1] + p[0]:
+        size -= 1
+    if size < 1:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {size}")
+    if input.dtype == _C.bool:
+        raise NotImplementedError("\"max_pool1d_impl\" not implemented for 'Bool'")
+    out, indices = _nn.max_pool2d_with_indices(
+        input.unsqueeze(-2), [1, k[0]], [1, step], [0, p[0]], [1, d[0]], ceil_mode
+    )
+    out = out.squeeze(-2)
+    return (out, indices.squeeze(-2)) if return_indices else out
+
+
+def max_pool1d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> tuple[Tensor, Tensor]:
+    """``max_pool1d`` with its indices, always.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.max_pool1d_with_indices(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[1]
+    tensor([[1, 2]])
+    """
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)  # type: ignore[no-any-return]
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean over each ``kernel_size`` window of the last two dims
+    (``AvgPool2DBackward0``); padding counts in the divisor unless
+    ``count_include_pad=False``, and ``divisor_override`` replaces it.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.avg_pool2d(torch.arange(16.0).reshape(1, 4, 4), 2)
+    tensor([[[ 2.5000,  4.5000],
+             [10.5000, 12.5000]]])
+    """
+    fn = "avg_pool2d"
+    return _nn.avg_pool2d(  # type: ignore[no-any-return]
+        input,
+        _int_list(kernel_size, fn, "kernel_size", 2),
+        [] if stride is None else _int_list(stride, fn, "stride", 3),
+        _int_list(padding, fn, "padding", 4),
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+    )
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """The mean over each window of the last dim (torch's composite:
+    ``SqueezeBackward1`` of an ``avg_pool2d``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.avg_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    fn = "avg_pool1d"
+    k = _one_int(kernel_size, fn, "kernel_size", 2)
+    s = k if stride is None else _one_int(stride, fn, "stride", 3)
+    p = _one_int(padding, fn, "padding", 4)
+    _check_1d_input(input, fn)
+    out = _nn.avg_pool2d(input.unsqueeze(-2), [1, k], [1, s], [0, p], ceil_mode, count_include_pad, None)
+    return out.squeeze(-2)  # type: ignore[no-any-return]
+
+
+def _adaptive_size(output_size: Any, sizes: Any) -> list[int]:
+    # torch's _list_with_default: None takes the input's size.
+    if isinstance(output_size, int) and not isinstance(output_size, bool):
+        return [output_size, output_size]
+    if len(sizes) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    defaults = list(sizes)[-len(output_size) :]
+    return [d if v is None else v for v, d in zip(output_size, defaults)]
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean over ``output_size`` windows that tile the last two dims
+    (``AdaptiveAvgPool2DBackward0``; an output of ``(1, 1)`` is a ``mean``, as
+    torch computes it). ``None`` in ``output_size`` keeps that dim.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.adaptive_avg_pool2d(torch.arange(6.0).reshape(1, 2, 3), (1, 2))
+    tensor([[[2., 3.]]])
+    """
+    return _nn.adaptive_avg_pool2d(input, _adaptive_size(output_size, input.shape))  # type: ignore[no-any-return]
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over ``output_size`` windows that tile the last two dims
+    (``AdaptiveMaxPool2DBackward0``); with ``return_indices`` also the flat
+    ``H * W`` index of each maximum.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.adaptive_max_pool2d(torch.arange(6.0).reshape(1, 2, 3), (1, 2))
+    tensor([[[4., 5.]]])
+    """
+    out, indices = _nn.adaptive_max_pool2d(input, _adaptive_size(output_size, input.shape))
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool2d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> tuple[Tensor, Tensor]:
+    """``adaptive_max_pool2d`` with its indices, always.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.adaptive_max_pool2d_with_indices(torch.arange(6.0).reshape(1, 2, 3), (1, 2))[1]
+    tensor([[[4, 5]]])
+    """
+    return adaptive_max_pool2d(input, output_size, True)  # type: ignore[no-any-return]
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """The mean over ``output_size`` windows that tile the last dim (torch's
+    composite: ``SqueezeBackward1`` of an ``adaptive_avg_pool2d``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.adaptive_avg_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[2., 1.]])
+    """
+    fn = "adaptive_avg_pool1d"
+    n = _one_int(output_size, fn, "output_size", 2)
+    _check_1d_input(input, fn)
+    return _nn.adaptive_avg_pool2d(input.unsqueeze(-2), [1, n]).squeeze(-2)  # type: ignore[no-any-return]
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """The maximum over ``output_size`` windows that tile the last dim (torch's
+    composite: ``SqueezeBackward1`` of an ``adaptive_max_pool2d``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.adaptive_max_pool1d(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)
+    tensor([[3., 2.]])
+    """
+    fn = "adaptive_max_pool1d"
+    n = _one_int(output_size, fn, "output_size", 2)
+    _check_1d_input(input, fn)
+    out, indices = _nn.adaptive_max_pool2d(input.unsqueeze(-2), [1, n])
+    out = out.squeeze(-2)
+    return (out, indices.squeeze(-2)) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = False
+) -> tuple[Tensor, Tensor]:
+    """``adaptive_max_pool1d`` with its indices, always.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.adaptive_max_pool1d_with_indices(torch.tensor([[1.0, 3.0, 2.0, 0.0]]), 2)[1]
+    tensor([[1, 2]])
+    """
+    return adaptive_max_pool1d(input, output_size, True)  # type: ignore[no-any-return]
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor of ``tensor.shape + (num_classes,)`` with a 1 at each
+    element's class; ``num_classes=-1`` takes the largest class plus one.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.one_hot(torch.tensor([0, 2]))
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    if tensor.dtype != _C.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if tensor.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return zeros((*tensor.shape, num_classes), dtype=_C.int64)
+    if int(tensor.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    largest = int(tensor.max())
+    if num_classes == -1:
+        num_classes = largest + 1
+    elif largest >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = arange(num_classes)
+    return (tensor.unsqueeze(-1) == classes).long()
+
+
+_PAD_SIZES = (
+    "Supported combinations for non-constant padding:\n"
+    "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+    "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+    "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+)
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """``input`` with ``pad = (before, after, ...)`` elements added to its dims, from the
+    last one backwards; mode ``constant`` fills them with ``value`` (0 by default), and
+    negative padding crops (``ConstantPadNdBackward0``). The ``reflect``, ``replicate``
+    and ``circular`` modes are not implemented yet: they raise ``NotImplementedError``.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.pad(torch.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
+    tensor([[9., 1., 2., 9., 9.]])
+    """
+    if not isinstance(pad, (tuple, list)):
+        raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, not {type(pad).__name__}")
+    for i, p in enumerate(pad):
+        if not isinstance(p, int) or isinstance(p, bool):
+            raise TypeError(
+                f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of type "
+                f"{type(p).__name__} at pos {i}"
+            )
+    if mode == "constant":
+        return _nn.constant_pad_nd(input, list(pad), 0.0 if value is None else value)  # type: ignore[no-any-return]
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    ndim = input.dim()
+    if len(pad) not in (2, 4, 6) or not len(pad) // 2 + 1 <= ndim <= len(pad) // 2 + 2:
+        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_PAD_SIZES}")
+    raise NotImplementedError(f"npgrad.nn.functional.pad: mode '{mode}' is not implemented yet")
