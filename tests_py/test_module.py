@@ -121,6 +121,10 @@ def test_replacing_a_plain_attribute_moves_it_between_kinds():
         lambda lib: _Block.make(lib).get_parameter("inner.nothing"),
         lambda lib: _Block.make(lib).get_parameter("running"),
         lambda lib: _Block.make(lib).get_buffer("w"),
+        lambda lib: _Block.make(lib).set_submodule("", lib.nn.ReLU()),
+        lambda lib: _Block.make(lib).set_submodule("w", lib.nn.ReLU()),
+        lambda lib: _Block.make(lib).set_submodule("inner.5", lib.nn.ReLU(), strict=True),
+        lambda lib: _Block.make(lib).set_submodule("inner.0", 3),
         lambda lib: lib.nn.Module()(1),
         lambda lib: lib.nn.Module(1),
         lambda lib: lib.nn.Module(x=1),
@@ -149,10 +153,14 @@ def test_assigning_before_init_errors():
         assert_same_error(lambda lib, what=what: prog(lib, what))
 
 
-def test_get_submodule_parameter_buffer(ng):
+def test_get_and_set_submodule_parameter_buffer(ng):
     m = _Block.make(ng)
     assert m.get_submodule("") is m and m.get_submodule("inner.1") is m.inner[1]
     assert m.get_parameter("w") is m.w and m.get_buffer("running") is m.running
+    relu = ng.nn.ReLU()
+    m.set_submodule("inner.1", relu, strict=True)
+    m.set_submodule("inner.extra", relu)
+    assert m.inner[1] is relu and m.inner.extra is relu
 
 
 def test_iteration_with_shared_modules_and_parameters():

@@ -115,6 +115,9 @@ def test_buffer(ng):
     assert ng.nn.Buffer(ng.ones(1, requires_grad=True)).requires_grad
     assert ng.nn.Buffer().shape == (0,)
     assert not isinstance(ng.nn.Parameter(ng.ones(1)), ng.nn.Buffer)
+    flagged = ng.ones(1)
+    flagged._is_param = True
+    assert isinstance(flagged, ng.nn.Parameter) and not isinstance(flagged, ng.nn.Buffer)
 
 
 def test_subclass_objects_are_freed(ng):

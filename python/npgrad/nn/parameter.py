@@ -21,15 +21,17 @@ from .._tensor_str import PLAIN_REPR_TYPES
 __all__ = ["Buffer", "Parameter"]
 
 
-class _ParameterMeta(type(Tensor)):  # type: ignore[misc]
-    # isinstance(t, Parameter) also holds for a tensor flagged _is_param.
+class _FlaggedTensorMeta(type(Tensor)):  # type: ignore[misc]
+    # isinstance(t, C) also holds for any tensor carrying C's own flag
+    # (Parameter: _is_param, Buffer: _is_buffer); not for C's subclasses.
     def __instancecheck__(cls, instance: Any) -> bool:
-        if cls is Parameter and isinstance(instance, Tensor) and getattr(instance, "_is_param", False):
+        flag = cls.__dict__.get("_instance_flag")
+        if flag is not None and isinstance(instance, Tensor) and getattr(instance, flag, False):
             return True
         return super().__instancecheck__(instance)
 
 
-class Parameter(Tensor, metaclass=_ParameterMeta):
+class Parameter(Tensor, metaclass=_FlaggedTensorMeta):
     """A tensor that is a module parameter: assigned as an attribute of a
     ``Module``, it is registered and listed by ``Module.parameters()``.
 
@@ -45,6 +47,8 @@ class Parameter(Tensor, metaclass=_ParameterMeta):
     >>> isinstance(p, torch.Tensor), type(p * 2).__name__
     (True, 'Tensor')
     """
+
+    _instance_flag = "_is_param"
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
@@ -129,15 +133,7 @@ def _rebuild_parameter_with_state(
     return param
 
 
-class _BufferMeta(type(Tensor)):  # type: ignore[misc]
-    # isinstance(t, Buffer) holds for a tensor flagged _is_buffer.
-    def __instancecheck__(cls, instance: Any) -> bool:
-        if cls is Buffer and isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False):
-            return True
-        return super().__instancecheck__(instance)
-
-
-class Buffer(Tensor, metaclass=_BufferMeta):
+class Buffer(Tensor, metaclass=_FlaggedTensorMeta):
     """A tensor that is module state but not a parameter: assigned as an
     attribute of a ``Module``, it is registered as a buffer (in the
     ``state_dict`` unless ``persistent=False``).
@@ -150,6 +146,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
     >>> type(b).__name__, isinstance(b, torch.nn.Buffer), b.persistent
     ('Tensor', True, True)
     """
+
+    _instance_flag = "_is_buffer"
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:  # type: ignore[misc]
         if data is None:

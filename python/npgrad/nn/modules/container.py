@@ -162,6 +162,12 @@ class Sequential(Module):
         return iter(self._modules.values())  # type: ignore[arg-type]
 
     def forward(self, input: Any) -> Any:
+        """Each module applied to the previous one's output.
+
+        >>> import npgrad as torch
+        >>> torch.nn.Sequential(torch.nn.ReLU(), torch.nn.Softsign())(torch.tensor([-1.0, 1.0]))
+        tensor([0.0000, 0.5000])
+        """
         for module in self:
             input = module(input)
         return input
@@ -514,6 +520,12 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
+        """One line per entry: its kind, dtype and size.
+
+        >>> import npgrad as torch
+        >>> torch.nn.ParameterList([torch.ones(2)]).extra_repr()
+        '  (0): Parameter containing: [torch.float32 of size 2]'
+        """
         return _tensor_lines(enumerate(self), lambda p: p.dtype)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -714,6 +726,12 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]  # type: ignore[index]
 
     def extra_repr(self) -> str:
+        """One line per entry: its kind, legacy type name and size.
+
+        >>> import npgrad as torch
+        >>> torch.nn.ParameterDict({"w": torch.ones(2)}).extra_repr()
+        '  (w): Parameter containing: [torch.FloatTensor of size 2]'
+        """
         return _tensor_lines(self.items(), _typename)
 
     def __call__(self, input: Any) -> Any:

@@ -83,7 +83,21 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
+        """``F.linear(input, self.weight, self.bias)``.
+
+        >>> import npgrad as torch
+        >>> fc = torch.nn.Linear(2, 1)
+        >>> _ = torch.nn.init.ones_(fc.weight), torch.nn.init.zeros_(fc.bias)
+        >>> fc(torch.tensor([1.0, 2.0]))
+        tensor([3.], grad_fn=<ViewBackward0>)
+        """
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
+        """The sizes and whether there is a bias.
+
+        >>> import npgrad as torch
+        >>> torch.nn.Linear(2, 1, bias=False).extra_repr()
+        'in_features=2, out_features=1, bias=False'
+        """
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

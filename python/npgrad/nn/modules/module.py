@@ -460,6 +460,28 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Sets the submodule at the dotted path ``target`` (its parent must
+        exist; with ``strict``, the submodule too).
+
+        >>> import npgrad as torch
+        >>> net = torch.nn.Sequential(torch.nn.Sequential(torch.nn.ReLU()))
+        >>> net.set_submodule("0.0", torch.nn.Tanh())
+        >>> net[0][0]
+        Tanh()
+        """
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError("`" + "module" + f"` is not an nn.Module, found {type(module)}")
+        parent = self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at the dotted path ``target``.
 
