@@ -103,10 +103,24 @@ def _public_names() -> list[tuple[str, Any]]:
     import npgrad.autograd.graph as graph
     import npgrad.autograd.variable as variable
     import npgrad.nn.functional as functional
+    import npgrad.nn.modules.module as nn_module
     import npgrad.utils.hooks as hooks
 
     out: list[tuple[str, Any]] = []
-    for mod in (npgrad, npgrad.autograd, graph, function, variable, hooks, npgrad.nn, functional):
+    nn = npgrad.nn
+    for mod in (
+        npgrad,
+        npgrad.autograd,
+        graph,
+        function,
+        variable,
+        hooks,
+        nn,
+        functional,
+        nn.init,
+        nn.utils,
+        nn_module,
+    ):
         for name in mod.__all__:
             out.append((f"{mod.__name__}.{name}", getattr(mod, name)))
     # Tensor: its public methods and properties, and the private attributes
@@ -124,6 +138,14 @@ def _public_names() -> list[tuple[str, Any]]:
         npgrad._C._functions._NodeBase,
         npgrad._C._functions.AccumulateGrad,
         npgrad._C._autograd.SavedTensor,
+        nn.Module,
+        nn.Parameter,
+        nn.Linear,
+        nn.Sequential,
+        nn.ModuleList,
+        nn.ModuleDict,
+        nn.ParameterList,
+        nn.ParameterDict,
     ):
         for name, attr in vars(cls).items():
             if not name.startswith("_") and (callable(attr) or isinstance(attr, (property, staticmethod, classmethod))):

@@ -16,6 +16,7 @@ PYBIND11_MODULE(_C, m) {
   using namespace npgrad::bindings;
   bind_errors(m);
   bind_tensor(m);
+  bind_tensor_subclass(m);
   bind_nodes(m);
   bind_ops(m);
   bind_op_tables(m);

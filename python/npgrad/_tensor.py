@@ -24,7 +24,7 @@ from ._C import Tensor
 from ._creation import _as_int
 from ._device import _cpu
 from ._size import Size
-from ._tensor_str import tensor_repr
+from ._tensor_str import PLAIN_REPR_TYPES, tensor_repr
 from .autograd import backward
 from .utils import dlpack
 from .utils.hooks import RemovableHandle
@@ -326,6 +326,7 @@ def _format(self: Tensor, format_spec: str) -> str:
 
 Tensor.register_hook = register_hook  # type: ignore[method-assign]
 Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook  # type: ignore[method-assign]
+PLAIN_REPR_TYPES.add(Tensor)
 Tensor.__repr__ = tensor_repr  # type: ignore[method-assign]
 Tensor.__str__ = tensor_repr  # type: ignore[method-assign]
 Tensor.backward = _backward  # type: ignore[method-assign]

@@ -103,7 +103,14 @@ def _summarized_values(values: np.ndarray) -> np.ndarray:
     return np.concatenate([_summarized_values(v).reshape(-1) for v in values]) if values.ndim > 1 else values
 
 
-def tensor_repr(t: object, prefix: str = "tensor(") -> str:
+# The types that print as ``tensor(...)``; an instance of another Tensor
+# subclass prints its class name instead, as torch's.
+PLAIN_REPR_TYPES: set[type] = set()
+
+
+def tensor_repr(t: object, prefix: str | None = None) -> str:
+    if prefix is None:
+        prefix = "tensor(" if type(t) in PLAIN_REPR_TYPES else type(t).__name__ + "("
     values = t._array  # type: ignore[attr-defined]
     summarize = values.size > _THRESHOLD
     suffixes = []

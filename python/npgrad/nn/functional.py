@@ -1470,3 +1470,44 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     if len(pad) not in (2, 4, 6) or not len(pad) // 2 + 1 <= ndim <= len(pad) // 2 + 2:
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_PAD_SIZES}")
     raise NotImplementedError(f"npgrad.nn.functional.pad: mode '{mode}' is not implemented yet")
+# ---------------------------------------------------------------- linear layers
+
+__all__ += ["linear"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``, recording torch's nodes: ``AddmmBackward0``
+    for a 2-D input with a bias (a flattened contiguous N-D input adds two
+    ``ViewBackward0``), matmul's nodes (``MmBackward0``, ``UnsafeViewBackward0``,
+    ``SqueezeBackward4``) without one, and an in-place add of the bias otherwise.
+
+    >>> import npgrad as torch
+    >>> w = torch.tensor([[1.0, 2.0], [0.0, 1.0]])
+    >>> torch.nn.functional.linear(torch.tensor([[1.0, 1.0]]), w, torch.tensor([0.5, 0.0]))
+    tensor([[3.5000, 1.0000]])
+    """
+    for position, (name, value) in enumerate((("input", input), ("weight", weight), ("bias", bias)), 1):
+        if not isinstance(value, Tensor) and (value is not None or name != "bias"):
+            raise TypeError(
+                f"linear(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+    input_dim = input.dim()
+    if input_dim == 0 or weight.dim() == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input_dim}D and {weight.dim()}D"
+        )
+    if bias is not None:
+        if input_dim == 2:
+            return _C.addmm(bias, input, weight.t())
+        if input.is_contiguous() and (input_dim == 3 or bias.dim() == 1):
+            # torch's _flatten_nd_linear: the leading dims folded into one.
+            sizes = input.shape
+            rows = 1
+            for size in sizes[:-1]:
+                rows *= size
+            result = _C.addmm(bias, input.reshape(rows, sizes[-1]), weight.t())
+            return result.view(*sizes[:-1], result.shape[1])
+    output = _C.matmul(input, weight.t())
+    if bias is not None:
+        output.add_(bias)
+    return output

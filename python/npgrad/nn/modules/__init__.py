@@ -1,0 +1,26 @@
+"""``npgrad.nn.modules``: ``Module`` and the layers built on it, as torch's
+``torch.nn.modules``.
+
+>>> import npgrad as torch
+>>> torch.nn.modules.Linear is torch.nn.Linear
+True
+"""
+
+from __future__ import annotations
+
+from . import activation, container, dropout, flatten, linear
+from .activation import *  # noqa: F403
+from .container import *  # noqa: F403
+from .dropout import *  # noqa: F403
+from .flatten import *  # noqa: F403
+from .linear import *  # noqa: F403
+from .module import Module
+
+__all__ = [
+    "Module",
+    *activation.__all__,
+    *container.__all__,
+    *dropout.__all__,
+    *flatten.__all__,
+    *linear.__all__,
+]
