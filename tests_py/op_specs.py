@@ -1007,6 +1007,8 @@ LOSSES = [
         (R(2, 3), R(2, 3), P(2, 3)),
         "SumBackward0",
     ),
+]
+
 _MAX_POOL_SAVED = (
     "_saved_self",
     "_saved_result1",

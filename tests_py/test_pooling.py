@@ -311,3 +311,33 @@ def test_tensors_stay_usable_after_an_error(ng):
     out = ng.nn.functional.max_pool2d(x, 2)
     out.sum().backward()
     assert to_np(x.grad).sum() == 4
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize(
+    ("shape", "pad"),
+    [((2, 5), (2, 1)), ((1, 2, 5), (-1, 3)), ((1, 3, 4), (1, 2, 2, 0)), ((1, 2, 3, 4), (0, 3, 2, -1))],
+    ids=["unbatched_1d", "crop_1d", "2d", "crop_2d"],
+)
+def test_non_constant_pad_modes_match_torch(ng, torch_ref, mode, shape, pad):
+    """Values and gradients of the index-built modes (their nodes are npgrad's own)."""
+    data = _data(*shape)
+    weights = None
+
+    def run(lib):
+        nonlocal weights
+        x = from_np(lib, data, requires_grad=True)
+        out = lib.nn.functional.pad(x, pad, mode=mode)
+        if weights is None:
+            weights = np.random.default_rng(1).standard_normal(tuple(out.shape))
+        (out * from_np(lib, weights)).sum().backward()
+        return to_np(out), to_np(x.grad)
+
+    got, want = run(ng), run(torch_ref)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b)
+
+
+def test_reflect_pad_second_order_against_finite_differences(ng):
+    x = from_np(ng, _data(1, 2, 4), requires_grad=True)
+    assert ng.autograd.gradgradcheck(lambda t: ng.nn.functional.pad(t, (2, 3), mode="reflect") ** 2, (x,))

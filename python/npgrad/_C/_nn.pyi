@@ -52,6 +52,7 @@ def nll_loss2d(
     reduction: builtins.int = 1,
     ignore_index: builtins.int = -100,
 ) -> Tensor: ...
+
 # ---- pooling (csrc/bindings/pooling.cpp)
 def max_pool2d_with_indices(
     input: Tensor,

@@ -22,9 +22,8 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor, _nn
-from .._creation import ones_like, zeros
+from .._creation import arange, ones_like, tensor, zeros
 from ..autograd.grad_mode import no_grad
-from .._creation import arange, zeros
 
 __all__ = [
     "adaptive_avg_pool1d",
@@ -1099,6 +1098,8 @@ def gaussian_nll_loss(
     if reduction == "sum":
         return loss.sum()
     return loss
+
+
 # ---- Pooling, one_hot and pad ----
 # The 2-D pools run in C++ (npgrad._C._nn, the names of torch._C._nn); the 1-D
 # ones are torch's composites: the 2-D pool of ``input.unsqueeze(-2)``,
@@ -1443,8 +1444,9 @@ _PAD_SIZES = (
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """``input`` with ``pad = (before, after, ...)`` elements added to its dims, from the
     last one backwards; mode ``constant`` fills them with ``value`` (0 by default), and
-    negative padding crops (``ConstantPadNdBackward0``). The ``reflect``, ``replicate``
-    and ``circular`` modes are not implemented yet: they raise ``NotImplementedError``.
+    negative padding crops (``ConstantPadNdBackward0``). ``reflect`` mirrors the input
+    at its edges, ``replicate`` repeats the edge values and ``circular`` wraps around;
+    these record ``IndexSelectBackward0`` nodes where torch records its padding nodes.
 
     >>> import npgrad as torch
     >>> torch.nn.functional.pad(torch.tensor([[1.0, 2.0]]), (1, 2), value=9.0)
@@ -1469,7 +1471,40 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
     ndim = input.dim()
     if len(pad) not in (2, 4, 6) or not len(pad) // 2 + 1 <= ndim <= len(pad) // 2 + 2:
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_PAD_SIZES}")
-    raise NotImplementedError(f"npgrad.nn.functional.pad: mode '{mode}' is not implemented yet")
+    return _index_pad(input, pad, mode)
+
+
+def _index_pad(input: Tensor, pad: Any, mode: str) -> Tensor:
+    """The reflect, replicate and circular modes as one ``index_select`` per padded
+    dim (values and gradients as torch's; the nodes are ``IndexSelectBackward0``,
+    not torch's ``ReflectionPad*Backward0``/``ReplicationPad*Backward0``)."""
+    out = input
+    for k in range(len(pad) // 2):
+        dim = input.dim() - 1 - k
+        before, after = pad[2 * k], pad[2 * k + 1]
+        size = input.shape[dim]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(
+                f"Argument #{4 + 2 * k}: Padding size should be less than the corresponding input dimension, "
+                f"but got: padding ({before}, {after}) at dimension {dim} of input {list(input.shape)}"
+            )
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        if mode == "circular":
+            # torch crops first (negative padding), then wraps the cropped dim.
+            start, stop = max(-before, 0), size - max(-after, 0)
+            kept = stop - start
+            positions = [start + (i % kept) for i in range(-max(before, 0), kept + max(after, 0))]
+        elif mode == "reflect":
+            positions = [
+                -i if i < 0 else (2 * (size - 1) - i if i >= size else i) for i in range(-before, size + after)
+            ]
+        else:
+            positions = [min(max(i, 0), size - 1) for i in range(-before, size + after)]
+        out = out.index_select(dim, tensor(positions))
+    return out
+
+
 # ---------------------------------------------------------------- linear layers
 
 __all__ += ["linear"]
