@@ -207,6 +207,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MaskedScatterBackward0": lambda lib, a, b, v: a.masked_scatter(b > 1, lib.cat([v, v])),
     "TanhBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.tanh(), a),
     "SigmoidBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.sigmoid(), a),
+    "ConvolutionBackward0": lambda lib, a, b, v: lib.nn.functional.conv1d(a.unsqueeze(0), b.t().unsqueeze(2), v),
+    "Im2ColBackward0": lambda lib, a, b, v: lib.nn.functional.unfold(a.unsqueeze(0), 2),
+    "Col2ImBackward0": lambda lib, a, b, v: lib.nn.functional.fold(a, (1, 3), 1),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every

@@ -134,6 +134,8 @@ void setup_tensor_type_gc(PyHeapTypeObject* heap_type);
 void install_pyobject_preservation(PyTypeObject* tensor_type);
 void setup_node_type_gc(PyHeapTypeObject* heap_type);
 void bind_gc(py::module_& m);
+/// npgrad.convolution and the sliding windows (conv.cpp).
+void bind_conv(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.
 py::object dtype_object(ScalarType t);

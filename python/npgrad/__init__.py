@@ -336,3 +336,8 @@ __all__ += [
     _name for _op in _C._activation_table if _op["binding"] != "nn" for _name in (_op["name"], _op["inplace"]) if _name
 ]
 __all__ += ["selu", "selu_"]
+# The convolutions torch has at its top level (npgrad.nn.functional has them all).
+from ._C import convolution  # noqa: E402
+from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
+
+__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]

@@ -221,4 +221,28 @@ void run_on_new_thread(const std::function<void()>& fn);
 /// True if any element is NaN.
 bool has_nan(const Tensor& t);
 
+// ---- Sliding windows (conv.cpp) ----
+/// Every window of x (N, C, *spatial) zero-padded by `padding`: a contiguous
+/// (N, C * prod(kernel), prod(windows)) tensor, channel-major then kernel
+/// position, one column per window (torch's im2col layout).
+Tensor im2col(
+    const Tensor& x,
+    const Shape& kernel,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride,
+    const Shape& windows);
+/// The adjoint of im2col: columns (N, channels * prod(kernel),
+/// prod(windows)) summed into their windows of a zero (N, channels, *output)
+/// tensor (padding cropped off); contiguous.
+Tensor col2im(
+    const Tensor& columns,
+    int64_t channels,
+    const Shape& output,
+    const Shape& kernel,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride,
+    const Shape& windows);
+
 }  // namespace npgrad::kernels
