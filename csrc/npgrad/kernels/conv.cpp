@@ -52,7 +52,8 @@ Tensor im2col(
     const Shape& dilation,
     const Shape& padding,
     const Shape& stride,
-    const Shape& windows) {
+    const Shape& windows,
+    bool batch_inner) {
   const Shape& xs = x.sizes();
   Tensor src = x;
   if (std::any_of(
@@ -62,18 +63,24 @@ Tensor im2col(
   }
   const Shape& st = src.strides();
   std::size_t nd = kernel.size();
-  Shape sizes = {xs[0], xs[1]};
-  Shape strides = {st[0], st[1]};
+  // (N, C, *kernel, *windows), or (C, *kernel, N, *windows) batch-inner.
+  Shape sizes = {xs[1]};
+  Shape strides = {st[1]};
   for (std::size_t d = 0; d < nd; ++d) {
     sizes.push_back(kernel[d]);
     strides.push_back(st[2 + d] * dilation[d]);
   }
+  auto at = batch_inner ? sizes.end() : sizes.begin();
+  strides.insert(batch_inner ? strides.end() : strides.begin(), st[0]);
+  sizes.insert(at, xs[0]);
   for (std::size_t d = 0; d < nd; ++d) {
     sizes.push_back(windows[d]);
     strides.push_back(st[2 + d] * stride[d]);
   }
   Tensor columns = cast(view_as_strided(src, sizes, strides, 0), x.dtype());
-  Shape flat = {xs[0], xs[1] * product(kernel), product(windows)};
+  int64_t rows = xs[1] * product(kernel);
+  Shape flat = batch_inner ? Shape{rows, xs[0] * product(windows)}
+                           : Shape{xs[0], rows, product(windows)};
   return view_as_strided(columns, flat, contiguous_strides(flat), 0);
 }
 

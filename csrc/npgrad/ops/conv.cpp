@@ -293,28 +293,34 @@ Tensor convolution_values(
     Shape windows =
         window_counts(input.sizes(), kernel, a.dilation, a.padding, a.stride);
     int64_t count = product(windows);
+    // (C * K, N * L) columns: one matmul per group for the whole batch, then
+    // (g, out / g, N, L) laid out as (N, out, *windows).
     Tensor columns = kernels::im2col(
-        input, kernel, a.dilation, a.padding, a.stride, windows);
+        input, kernel, a.dilation, a.padding, a.stride, windows, true);
     Tensor cols = kernels::view_as_strided(
         columns,
-        {n, g, per_group, count},
-        {g * per_group * count, per_group * count, count, 1},
+        {g, per_group, n * count},
+        {per_group * n * count, n * count, 1},
         0);
     Tensor mats = kernels::view_as_strided(
         w,
         {g, out_channels / g, per_group},
         {out_channels / g * per_group, per_group, 1},
         0);
-    Shape sizes = {n, out_channels};
-    sizes.insert(sizes.end(), windows.begin(), windows.end());
-    Tensor product_ = kernels::matmul(mats, cols);  // (n, g, out / g, count)
-    Shape strides(sizes.size());
+    Tensor product_ = kernels::matmul(mats, cols);
+    Shape sizes = {n, out_channels, count};
+    Tensor by_sample =
+        kernels::view_as_strided(product_, sizes, {count, n * count, 1}, 0);
+    Shape out_sizes = {n, out_channels};
+    out_sizes.insert(out_sizes.end(), windows.begin(), windows.end());
+    Shape out_strides(out_sizes.size());
     int64_t step = 1;
-    for (std::size_t i = sizes.size(); i-- > 0;) {
-      strides[i] = step;
-      step *= sizes[i];
+    for (std::size_t i = out_sizes.size(); i-- > 0;) {
+      out_strides[i] = step;
+      step *= out_sizes[i];
     }
-    out = kernels::view_as_strided(product_, sizes, strides, 0);
+    out = kernels::view_as_strided(
+        kernels::cast(by_sample, dtype), out_sizes, out_strides, 0);
   } else {
     int64_t in_per_group = ws[0] / g;
     out_channels = ws[1] * g;
@@ -362,11 +368,25 @@ Tensor convolution_values(
   return out;
 }
 
+void check_pair(const char* name, const Shape& v) {
+  NPGRAD_CHECK(
+      v.size() == 2,
+      "It is expected ",
+      name,
+      " equals to 2, but got size ",
+      v.size());
+}
+
+// torch's checks of the window arguments of im2col and col2im.
 void check_window_args(
     const Shape& kernel_size,
     const Shape& dilation,
     const Shape& padding,
     const Shape& stride) {
+  check_pair("kernel_size", kernel_size);
+  check_pair("dilation", dilation);
+  check_pair("padding", padding);
+  check_pair("stride", stride);
   NPGRAD_CHECK(
       kernel_size[0] > 0 && kernel_size[1] > 0,
       "kernel size should be greater than zero, but got kernel_height: ",
@@ -391,15 +411,6 @@ void check_window_args(
       padding[0],
       " pad_width: ",
       padding[1]);
-}
-
-void check_pair(const char* name, const Shape& v) {
-  NPGRAD_CHECK(
-      v.size() == 2,
-      "It is expected ",
-      name,
-      " equals to 2, but got size ",
-      v.size());
 }
 
 // im2col and col2im copy any dtype but the integer ones (torch's kernels).
@@ -469,10 +480,6 @@ Tensor im2col(
     const Shape& dilation,
     const Shape& padding,
     const Shape& stride) {
-  check_pair("kernel_size", kernel_size);
-  check_pair("dilation", dilation);
-  check_pair("padding", padding);
-  check_pair("stride", stride);
   check_window_args(kernel_size, dilation, padding, stride);
   int64_t nd = self.dim();
   const Shape& s = self.sizes();
@@ -549,10 +556,6 @@ Tensor col2im(
     const Shape& padding,
     const Shape& stride) {
   check_pair("output_size", output_size);
-  check_pair("kernel_size", kernel_size);
-  check_pair("dilation", dilation);
-  check_pair("padding", padding);
-  check_pair("stride", stride);
   NPGRAD_CHECK(
       output_size[0] > 0 && output_size[1] > 0,
       "Expected output spatial size to be positive, but got: output_size=(",
