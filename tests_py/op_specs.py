@@ -1111,6 +1111,122 @@ POOLING = [
     Op("F_pad_crop_value", lambda lib, a: _F(lib).pad(a, [-1, 2], value=1.5), (R(2, 4),), "ConstantPadNdBackward0"),
 ]
 
+_CONV_SAVED = (
+    "_saved_bias_sym_sizes_opt",
+    "_saved_dilation",
+    "_saved_groups",
+    "_saved_input",
+    "_saved_output_padding",
+    "_saved_padding",
+    "_saved_stride",
+    "_saved_transposed",
+    "_saved_weight",
+)
+_WINDOW_SAVED = ("_saved_dilation", "_saved_kernel_size", "_saved_padding", "_saved_stride")
+
+# The convolutions (one ConvolutionBackward0, torch's unsqueeze and squeeze around an
+# unbatched input) and the sliding windows unfold (im2col) and fold (col2im).
+CONV = [
+    Op(
+        "conv2d",
+        lambda lib, x, w, b: _F(lib).conv2d(x, w, b),
+        (R(1, 2, 5, 5), R(3, 2, 3, 3), R(3)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "conv2d_stride_padding_groups",
+        lambda lib, x, w: _F(lib).conv2d(x, w, None, 2, 1, 1, 2),
+        (R(2, 2, 5, 5), R(4, 1, 3, 3)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "conv2d_dilation_same",
+        lambda lib, x, w, b: _F(lib).conv2d(x, w, b, padding="same", dilation=(2, 1)),
+        (R(1, 2, 5, 4), R(2, 2, 3, 3), R(2)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "conv2d_unbatched",
+        lambda lib, x, w: lib.conv2d(x, w, padding=(1, 0)),
+        (R(2, 4, 4), R(2, 2, 2, 3)),
+        "SqueezeBackward1",
+        ("_saved_dim",),
+    ),
+    Op(
+        "conv1d",
+        lambda lib, x, w, b: _F(lib).conv1d(x, w, b, stride=2, padding=1),
+        (R(2, 2, 6), R(3, 2, 3), R(3)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "conv1d_unbatched_valid",
+        lambda lib, x, w: lib.conv1d(x, w, padding="valid", dilation=2),
+        (R(2, 7), R(3, 2, 3)),
+        "SqueezeBackward1",
+        ("_saved_dim",),
+    ),
+    Op(
+        "conv_transpose2d",
+        lambda lib, x, w, b: _F(lib).conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+        (R(1, 2, 3, 3), R(2, 3, 3, 3), R(3)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "conv_transpose2d_groups_dilation",
+        lambda lib, x, w: lib.conv_transpose2d(x, w, groups=2, dilation=2),
+        (R(1, 4, 3, 2), R(4, 1, 2, 2)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "conv_transpose1d",
+        lambda lib, x, w, b: _F(lib).conv_transpose1d(x, w, b, stride=3, output_padding=2),
+        (R(2, 2, 3), R(2, 3, 2), R(3)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "convolution",
+        lambda lib, x, w: lib.convolution(x, w, None, [1, 2], [0, 1], [1, 1], False, [0, 0], 1),
+        (R(1, 2, 4, 4), R(3, 2, 2, 2)),
+        "ConvolutionBackward0",
+        _CONV_SAVED,
+    ),
+    Op(
+        "unfold",
+        lambda lib, x: _F(lib).unfold(x, 2, padding=1, stride=(1, 2)),
+        (R(1, 2, 4, 3),),
+        "Im2ColBackward0",
+        (*_WINDOW_SAVED, "_saved_self_sym_argsize_minus_1", "_saved_self_sym_argsize_minus_2"),
+    ),
+    Op(
+        "unfold_unbatched",
+        lambda lib, x: _F(lib).unfold(x, (2, 3), dilation=(1, 2)),
+        (R(2, 4, 6),),
+        "Im2ColBackward0",
+        _WINDOW_SAVED,
+    ),
+    Op(
+        "fold",
+        lambda lib, x: _F(lib).fold(x, (4, 5), 2, stride=(1, 2)),
+        (R(2, 8, 6),),
+        "Col2ImBackward0",
+        _WINDOW_SAVED,
+    ),
+    Op(
+        "fold_unbatched_padding",
+        lambda lib, x: _F(lib).fold(x, 3, (2, 1), padding=1),
+        (R(4, 20),),
+        "Col2ImBackward0",
+        _WINDOW_SAVED,
+    ),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -1128,5 +1244,6 @@ ALL = (
     + TERNARY
     + LOSSES
     + POOLING
+    + CONV
 )
 # fmt: on

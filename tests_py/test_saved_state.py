@@ -242,6 +242,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
         lib, lib.nn.functional.adaptive_max_pool2d(a[None], 2), a
     ),
     "ConstantPadNdBackward0": lambda lib, a, b, v: lib.nn.functional.pad(a, (1, 2, 0, 1)),
+    "ConvolutionBackward0": lambda lib, a, b, v: lib.nn.functional.conv1d(a.unsqueeze(0), b.t().unsqueeze(2), v),
+    "Im2ColBackward0": lambda lib, a, b, v: lib.nn.functional.unfold(a.unsqueeze(0), 2),
+    "Col2ImBackward0": lambda lib, a, b, v: lib.nn.functional.fold(a, (1, 3), 1),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every

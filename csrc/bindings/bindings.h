@@ -138,6 +138,8 @@ void bind_gc(py::module_& m);
 void bind_pooling(py::module_& m);
 /// Tensor._make_subclass (Note [Tensor subclass instances]).
 void bind_tensor_subclass(py::module_& m);
+/// npgrad.convolution and the sliding windows (conv.cpp).
+void bind_conv(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.
 py::object dtype_object(ScalarType t);

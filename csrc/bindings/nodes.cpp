@@ -7,6 +7,7 @@
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
@@ -416,6 +417,9 @@ void bind_nodes(py::module_& m) {
   bind_node<IndexCopyBackward0>(fm, "IndexCopyBackward0");
   bind_node<MaskedSelectBackward0>(fm, "MaskedSelectBackward0");
   bind_node<MaskedScatterBackward0>(fm, "MaskedScatterBackward0");
+  bind_node<ConvolutionBackward0>(fm, "ConvolutionBackward0");
+  bind_node<Im2ColBackward0>(fm, "Im2ColBackward0");
+  bind_node<Col2ImBackward0>(fm, "Col2ImBackward0");
 }
 
 }  // namespace npgrad::bindings

@@ -340,3 +340,8 @@ __all__ += ["selu", "selu_"]
 from ._C import addcdiv, addcmul, binary_cross_entropy_with_logits, lerp  # noqa: E402
 
 __all__ += ["addcdiv", "addcmul", "binary_cross_entropy_with_logits", "lerp"]
+# The convolutions torch has at its top level (npgrad.nn.functional has them all).
+from ._C import convolution  # noqa: E402
+from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
+
+__all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]

@@ -1716,4 +1716,53 @@ tensor([6.])
 """,
 )
 
+# ---- Convolutions (bindings/conv.cpp)
+
+add_docstr(
+    _C.convolution,
+    """The convolution of an ``(N, C, *spatial)`` input (one or two spatial dims) with an
+``(out, C / groups, *kernel)`` weight, or with ``transposed`` its adjoint with a
+``(C, out / groups, *kernel)`` weight; every list has one value per spatial dim (or
+one for all). ``npgrad.nn.functional.conv2d`` and the others call it. The backward
+node is ``ConvolutionBackward0``.
+
+>>> import npgrad as torch
+>>> torch.convolution(torch.ones(1, 1, 3), torch.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1)
+tensor([[[2., 2.]]])
+""",
+)
+add_internal_docstr(
+    _C,
+    "_conv_function",
+    """``convolution`` as torch's ``conv1d``, ``conv2d`` and the transposed forms call it:
+their node saves an absent bias's sizes as ``(0,)``.
+
+>>> import npgrad as torch
+>>> x = torch.ones(1, 1, 3, requires_grad=True)
+>>> torch._C._conv_function(x, torch.ones(1, 1, 2), None, [1], [0], [1], False, [0], 1).grad_fn._saved_bias_sym_sizes_opt
+(0,)
+""",
+)
+add_internal_docstr(
+    _C,
+    "_im2col",
+    """torch's ``im2col`` (``npgrad.nn.functional.unfold``): the sliding blocks as columns.
+
+>>> import npgrad as torch
+>>> torch._C._im2col(torch.ones(1, 1, 2, 2), [2, 2], [1, 1], [0, 0], [1, 1]).shape
+torch.Size([1, 4, 1])
+""",
+)
+add_internal_docstr(
+    _C,
+    "_col2im",
+    """torch's ``col2im`` (``npgrad.nn.functional.fold``): columns summed into their blocks.
+
+>>> import npgrad as torch
+>>> torch._C._col2im(torch.ones(1, 4, 1), [2, 2], [2, 2], [1, 1], [0, 0], [1, 1])
+tensor([[[[1., 1.],
+          [1., 1.]]]])
+""",
+)
+
 del _op, _cls_name, _cls, _name, _summary, _example, _result

@@ -252,5 +252,31 @@ Tensor avg_pool2d_backward(
 /// plane (max pooling's gradient).
 Tensor scatter_to_planes(
     const Tensor& grad, const Tensor& indices, const Shape& self_sizes);
+// ---- Sliding windows (conv.cpp) ----
+/// Every window of x (N, C, *spatial) zero-padded by `padding`: a contiguous
+/// (N, C * prod(kernel), prod(windows)) tensor, channel-major then kernel
+/// position, one column per window (torch's im2col layout); `batch_inner`:
+/// (C * prod(kernel), N * prod(windows)), the columns of every sample side
+/// by side (one matmul for the whole batch).
+Tensor im2col(
+    const Tensor& x,
+    const Shape& kernel,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride,
+    const Shape& windows,
+    bool batch_inner = false);
+/// The adjoint of im2col: columns (N, channels * prod(kernel),
+/// prod(windows)) summed into their windows of a zero (N, channels, *output)
+/// tensor (padding cropped off); contiguous.
+Tensor col2im(
+    const Tensor& columns,
+    int64_t channels,
+    const Shape& output,
+    const Shape& kernel,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride,
+    const Shape& windows);
 
 }  // namespace npgrad::kernels

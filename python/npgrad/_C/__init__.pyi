@@ -829,6 +829,32 @@ _activation_table: tuple[dict[str, Any], ...]
 
 def selu(input: Tensor) -> Tensor: ...
 def selu_(input: Tensor) -> Tensor: ...
+def convolution(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: _Shape,
+    padding: _Shape,
+    dilation: _Shape,
+    transposed: _bool,
+    output_padding: _Shape,
+    groups: _int,
+) -> Tensor: ...
+def _conv_function(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: _Shape,
+    padding: _Shape,
+    dilation: _Shape,
+    transposed: _bool,
+    output_padding: _Shape,
+    groups: _int,
+) -> Tensor: ...
+def _im2col(input: Tensor, kernel_size: _Shape, dilation: _Shape, padding: _Shape, stride: _Shape) -> Tensor: ...
+def _col2im(
+    input: Tensor, output_size: _Shape, kernel_size: _Shape, dilation: _Shape, padding: _Shape, stride: _Shape
+) -> Tensor: ...
 def _queue_callback(callback: Callable[[], None], /) -> None: ...
 def _run_backward(
     tensors: Sequence[Tensor | GradientEdge],

@@ -37,11 +37,16 @@ __all__ = [
     "avg_pool2d",
     "celu",
     "celu_",
+    "conv1d",
+    "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
     "dropout",
     "dropout1d",
     "dropout2d",
     "elu",
     "elu_",
+    "fold",
     "gelu",
     "hardshrink",
     "hardsigmoid",
@@ -75,6 +80,7 @@ __all__ = [
     "tanhshrink",
     "threshold",
     "threshold_",
+    "unfold",
 ]
 
 
@@ -1546,3 +1552,234 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     if bias is not None:
         output.add_(bias)
     return output
+
+
+# ---- Convolutions and sliding windows ----
+# conv1d, conv2d and the transposed forms call npgrad.convolution (one
+# ConvolutionBackward0 node), with torch's unbatched inputs (an unsqueeze and a
+# squeeze around it) and padding strings; unfold and fold are torch's im2col and
+# col2im (Im2ColBackward0, Col2ImBackward0).
+
+
+def _int_tuple(value: Any, n: int) -> list[int] | None:
+    """An int or a sequence of ints as a list (an int repeated n times); None otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return [value] * n
+    if isinstance(value, (tuple, list)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return list(value)
+    return None
+
+
+def _conv_arg(fn: str, name: str, value: Any, n: int, overloaded: bool) -> list[int]:
+    """torch's parse of an ``int[n]`` argument, with its TypeError for anything else."""
+    ints = _int_tuple(value, n)
+    if ints is None:
+        if overloaded:
+            raise TypeError(
+                f"{fn}() received an invalid combination of arguments - got {name}={type(value).__name__}, "
+                f"but expected a tuple of ints or an int for '{name}'"
+            )
+        raise TypeError(f"{fn}(): argument '{name}' must be tuple of ints, not {type(value).__name__}")
+    return ints
+
+
+def _check_conv_input(fn: str, input: Tensor, nd: int) -> bool:
+    """Whether ``input`` is unbatched; torch's error when it has neither rank."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if input.dim() not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fn}, "
+            f"but got input of size: {list(input.shape)}"
+        )
+    return input.dim() == nd + 1
+
+
+def _conv(
+    fn: str,
+    nd: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    groups: int,
+) -> Tensor:
+    unbatched = _check_conv_input(fn, input, nd)
+    strides = _conv_arg(fn, "stride", stride, nd, True)
+    dilations = _conv_arg(fn, "dilation", dilation, nd, True)
+    if isinstance(padding, str):
+        if padding == "valid":
+            pads = [0] * nd
+        elif padding == "same":
+            if any(s != 1 for s in strides):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            kernel = list(weight.shape[2:]) if isinstance(weight, Tensor) else []
+            if len(kernel) != nd:
+                pads = [0] * nd  # npgrad.convolution reports the weight's rank
+            else:
+                if len(dilations) == 1:
+                    dilations = dilations * nd
+                totals = [d * (k - 1) for d, k in zip(dilations, kernel)]
+                if any(t % 2 for t in totals):
+                    raise NotImplementedError(
+                        f"{fn}: padding='same' with an even dilated kernel size needs an asymmetric zero "
+                        "padding of the input (torch's constant_pad_nd), which npgrad does not have yet"
+                    )
+                pads = [t // 2 for t in totals]
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        pads = _conv_arg(fn, "padding", padding, nd, True)
+    if unbatched:
+        input = input.unsqueeze(0)
+    out = _C._conv_function(input, weight, bias, strides, pads, dilations, False, [0] * nd, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv_transpose(
+    fn: str,
+    nd: int,
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None,
+    stride: Any,
+    padding: Any,
+    output_padding: Any,
+    groups: int,
+    dilation: Any,
+) -> Tensor:
+    strides = _conv_arg(fn, "stride", stride, nd, False)
+    pads = _conv_arg(fn, "padding", padding, nd, False)
+    output_pads = _conv_arg(fn, "output_padding", output_padding, nd, False)
+    dilations = _conv_arg(fn, "dilation", dilation, nd, False)
+    unbatched = _check_conv_input(fn, input, nd)
+    if unbatched:
+        input = input.unsqueeze(0)
+    out = _C._conv_function(input, weight, bias, strides, pads, dilations, True, output_pads, groups)
+    return out.squeeze(0) if unbatched else out
+
+
+def conv1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """The 1-D convolution (cross-correlation) of a ``(N, C, L)`` or unbatched ``(C, L)``
+    input with a ``(out, C / groups, k)`` weight; ``padding`` is ints, ``'valid'`` or
+    ``'same'`` (``ConvolutionBackward0``).
+
+    >>> import npgrad as torch
+    >>> x = torch.tensor([[[1.0, 2.0, 3.0, 4.0]]])
+    >>> torch.nn.functional.conv1d(x, torch.tensor([[[1.0, -1.0]]]))
+    tensor([[[-1., -1., -1.]]])
+    """
+    return _conv("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    dilation: Any = 1,
+    groups: int = 1,
+) -> Tensor:
+    """The 2-D convolution (cross-correlation) of a ``(N, C, H, W)`` or unbatched
+    ``(C, H, W)`` input with an ``(out, C / groups, kH, kW)`` weight; ``padding`` is
+    ints, ``'valid'`` or ``'same'`` (``ConvolutionBackward0``).
+
+    >>> import npgrad as torch
+    >>> x = torch.arange(9.0).reshape(1, 1, 3, 3)
+    >>> torch.nn.functional.conv2d(x, torch.ones(1, 1, 2, 2))
+    tensor([[[[ 8., 12.],
+              [20., 24.]]]])
+    """
+    return _conv("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The transposed 1-D convolution (the gradient of ``conv1d`` with respect to its
+    input) of a ``(N, C, L)`` or ``(C, L)`` input with a ``(C, out / groups, k)`` weight
+    (``ConvolutionBackward0``).
+
+    >>> import npgrad as torch
+    >>> x = torch.tensor([[[1.0, 2.0]]])
+    >>> torch.nn.functional.conv_transpose1d(x, torch.tensor([[[1.0, 1.0, 1.0]]]), stride=2)
+    tensor([[[1., 1., 3., 2., 2.]]])
+    """
+    return _conv_transpose(
+        "conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def conv_transpose2d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """The transposed 2-D convolution (the gradient of ``conv2d`` with respect to its
+    input) of a ``(N, C, H, W)`` or ``(C, H, W)`` input with a ``(C, out / groups, kH,
+    kW)`` weight (``ConvolutionBackward0``).
+
+    >>> import npgrad as torch
+    >>> x = torch.ones(1, 1, 2, 2)
+    >>> torch.nn.functional.conv_transpose2d(x, torch.ones(1, 1, 2, 2))
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+    """
+    return _conv_transpose(
+        "conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups, dilation
+    )
+
+
+def _pair(value: Any) -> Any:
+    return [value, value] if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """The sliding blocks of a ``(N, C, H, W)`` or ``(C, H, W)`` input as columns,
+    ``(N, C * kH * kW, L)`` (torch's ``im2col``, ``Im2ColBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.unfold(torch.arange(4.0).reshape(1, 1, 2, 2), 1)
+    tensor([[[0., 1., 2., 3.]]])
+    """
+    return _C._im2col(input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(
+    input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1
+) -> Tensor:
+    """Columns ``(N, C * kH * kW, L)`` or ``(C * kH * kW, L)`` summed back into their
+    sliding blocks of an ``output_size`` image (torch's ``col2im``, ``Col2ImBackward0``):
+    the adjoint of ``unfold``.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.fold(torch.ones(1, 4, 4), (3, 3), 2)
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+    """
+    return _C._col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))

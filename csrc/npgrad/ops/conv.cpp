@@ -1,0 +1,674 @@
+// The convolutions and their sliding-window halves. A convolution is im2col
+// (the input's windows as columns) then one matmul per group; a transposed
+// convolution is the adjoint: one matmul per group then col2im. The backward
+// formulas are the same two halves written with ops (conv_nodes.cpp).
+#include "npgrad/ops/conv.h"
+
+#include <numeric>
+#include <sstream>
+
+#include "npgrad/autograd/nodes/conv_nodes.h"
+#include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/ops/recording.h"
+#include "npgrad/ops/unary_ops.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops {
+
+using namespace npgrad::autograd;
+
+namespace {
+
+int64_t product(const Shape& s) {
+  return std::accumulate(
+      s.begin(), s.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+// "(5 x 5)": torch's spelling of sizes per channel.
+std::string per_channel(const Shape& s) {
+  std::ostringstream out;
+  out << "(";
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    out << (i ? " x " : "") << s[i];
+  }
+  out << ")";
+  return out.str();
+}
+
+Shape spatial(const Tensor& t) {
+  return Shape(t.sizes().begin() + 2, t.sizes().end());
+}
+
+// torch takes a one-element list for every spatial dim.
+Shape expand_param(const char* name, const Shape& v, std::size_t nd) {
+  if (v.size() == 1) {
+    return Shape(nd, v[0]);
+  }
+  NPGRAD_CHECK(
+      v.size() == nd,
+      "expected ",
+      name,
+      " to be a single integer value or a list of ",
+      nd,
+      " values to match the convolution dimensions, but got ",
+      name,
+      "=",
+      shape_str(v));
+  return v;
+}
+
+bool any_of(const Shape& v, bool (*pred)(int64_t)) {
+  return std::any_of(v.begin(), v.end(), pred);
+}
+
+// torch runs 1-d convolutions as 2-d ones of height 1, and some messages
+// show that height.
+Shape as_2d(const Shape& v, int64_t height) {
+  if (v.size() != 1) {
+    return v;
+  }
+  return {height, v[0]};
+}
+
+struct ConvArgs {
+  Shape stride, padding, dilation, output_padding;
+  bool transposed;
+  int64_t groups;
+};
+
+// Windows along each spatial dim of an input of `sizes` (N, C, *spatial).
+Shape window_counts(
+    const Shape& sizes,
+    const Shape& kernel,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride) {
+  Shape out(kernel.size());
+  for (std::size_t d = 0; d < kernel.size(); ++d) {
+    out[d] =
+        (sizes[2 + d] + 2 * padding[d] - dilation[d] * (kernel[d] - 1) - 1) /
+            stride[d] +
+        1;
+  }
+  return out;
+}
+
+// torch's checks of convolution's arguments, in its order.
+void check_convolution(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const ConvArgs& a) {
+  int64_t k = weight.dim();
+  const Shape& ws = weight.sizes();
+  NPGRAD_CHECK(
+      !any_of(a.padding, [](int64_t v) { return v < 0; }),
+      "negative padding is not supported");
+  NPGRAD_CHECK(
+      !any_of(a.output_padding, [](int64_t v) { return v < 0; }),
+      "negative output_padding is not supported");
+  NPGRAD_CHECK(
+      !any_of(a.stride, [](int64_t v) { return v <= 0; }),
+      "non-positive stride is not supported");
+  NPGRAD_CHECK(
+      !any_of(a.dilation, [](int64_t v) { return v <= 0; }),
+      "dilation should be greater than zero, but got ",
+      shape_str(as_2d(a.dilation, 1)));
+  NPGRAD_CHECK(a.groups > 0, "non-positive groups is not supported");
+  NPGRAD_CHECK(
+      input.dtype() == weight.dtype(),
+      "expected scalar type ",
+      scalar_type_name(input.dtype()),
+      " but found ",
+      scalar_type_name(weight.dtype()));
+  NPGRAD_CHECK(
+      !bias.defined() || bias.dtype() == input.dtype(),
+      "Input type (",
+      type_meta_name(input.dtype()),
+      ") and bias type (",
+      type_meta_name(bias.dtype()),
+      ") should be the same");
+  NPGRAD_CHECK(
+      input.dim() == k,
+      "Expected ",
+      k,
+      "-dimensional input for ",
+      k,
+      "-dimensional weight ",
+      shape_str(ws),
+      ", but got ",
+      input.dim(),
+      "-dimensional input of size ",
+      shape_str(input.sizes()),
+      " instead");
+  NPGRAD_CHECK(
+      ws[0] >= a.groups,
+      "Given groups=",
+      a.groups,
+      ", expected weight to be at least ",
+      a.groups,
+      " at dimension 0, but got weight of size ",
+      shape_str(ws),
+      " instead");
+  NPGRAD_CHECK(
+      ws[0] % a.groups == 0,
+      "Given groups=",
+      a.groups,
+      ", expected weight to be divisible by ",
+      a.groups,
+      " at dimension 0, but got weight of size [",
+      shape_str(ws),
+      "] instead");
+  int64_t channels = input.sizes()[1];
+  Shape kernel(ws.begin() + 2, ws.end());
+  if (!a.transposed) {
+    NPGRAD_CHECK(
+        channels == ws[1] * a.groups,
+        "Given groups=",
+        a.groups,
+        ", weight of size ",
+        shape_str(ws),
+        ", expected input",
+        shape_str(input.sizes()),
+        " to have ",
+        ws[1] * a.groups,
+        " channels, but got ",
+        channels,
+        " channels instead");
+    NPGRAD_CHECK(
+        !bias.defined() || (bias.dim() == 1 && bias.sizes()[0] == ws[0]),
+        "Given weight of size ",
+        shape_str(ws),
+        ", expected bias to be 1-dimensional with ",
+        ws[0],
+        " elements, but got bias of size ",
+        shape_str(bias.defined() ? bias.sizes() : Shape{}),
+        " instead");
+    Shape padded(kernel.size()), dilated(kernel.size());
+    bool fits = true;
+    for (std::size_t d = 0; d < kernel.size(); ++d) {
+      padded[d] = input.sizes()[2 + d] + 2 * a.padding[d];
+      dilated[d] = a.dilation[d] * (kernel[d] - 1) + 1;
+      fits = fits && dilated[d] <= padded[d];
+    }
+    NPGRAD_CHECK(
+        fits,
+        "Calculated padded input size per channel: ",
+        per_channel(padded),
+        ". Kernel size: ",
+        per_channel(dilated),
+        ". Kernel size can't be greater than actual input size");
+    return;
+  }
+  NPGRAD_CHECK(
+      channels == ws[0],
+      "Given transposed=1, weight of size ",
+      shape_str(ws),
+      ", expected input",
+      shape_str(input.sizes()),
+      " to have ",
+      ws[0],
+      " channels, but got ",
+      channels,
+      " channels instead");
+  NPGRAD_CHECK(
+      !bias.defined() ||
+          (bias.dim() == 1 && bias.sizes()[0] == ws[1] * a.groups),
+      "Given transposed=1, weight of size ",
+      shape_str(ws),
+      ", expected bias to be 1-dimensional with ",
+      ws[1] * a.groups,
+      " elements, but got bias of size ",
+      shape_str(bias.defined() ? bias.sizes() : Shape{}),
+      " instead");
+  Shape in = spatial(input), out(kernel.size());
+  bool positive = true;
+  for (std::size_t d = 0; d < kernel.size(); ++d) {
+    out[d] = (in[d] - 1) * a.stride[d] - 2 * a.padding[d] +
+             a.dilation[d] * (kernel[d] - 1) + a.output_padding[d] + 1;
+    positive = positive && out[d] > 0;
+  }
+  NPGRAD_CHECK(
+      positive,
+      "Given input size per channel: ",
+      per_channel(as_2d(in, 1)),
+      ". Calculated output size per channel: ",
+      per_channel(as_2d(out, 1)),
+      ". Output size is too small");
+  bool small = true;
+  for (std::size_t d = 0; d < kernel.size(); ++d) {
+    small = small && (a.output_padding[d] < a.stride[d] ||
+                      a.output_padding[d] < a.dilation[d]);
+  }
+  if (!small) {
+    Shape op = as_2d(a.output_padding, 0), st = as_2d(a.stride, 1),
+          dl = as_2d(a.dilation, 1);
+    NPGRAD_CHECK(
+        false,
+        "output padding must be smaller than either stride or dilation, but "
+        "got output_padding_height: ",
+        op[0],
+        " output_padding_width: ",
+        op[1],
+        " stride_height: ",
+        st[0],
+        " stride_width: ",
+        st[1],
+        " dilation_height: ",
+        dl[0],
+        " dilation_width: ",
+        dl[1]);
+  }
+}
+
+// The convolution's value (no graph). float16 computes in float32 and rounds
+// once, as torch's CPU kernels accumulate in float.
+Tensor convolution_values(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const ConvArgs& a) {
+  ScalarType dtype = input.dtype();
+  if (dtype == ScalarType::Float16) {
+    constexpr ScalarType f32 = ScalarType::Float32;
+    Tensor b = bias.defined() ? kernels::cast(bias, f32) : bias;
+    Tensor out = convolution_values(
+        kernels::cast(input, f32), kernels::cast(weight, f32), b, a);
+    return kernels::cast(out, dtype);
+  }
+  const Shape& ws = weight.sizes();
+  Shape kernel(ws.begin() + 2, ws.end());
+  int64_t n = input.sizes()[0];
+  int64_t g = a.groups;
+  int64_t kernel_numel = product(kernel);
+  // The weight as (groups, rows, cols) matrices, contiguous.
+  Tensor w = kernels::cast(weight, dtype);
+  Tensor out;
+  int64_t out_channels = 0;
+  if (!a.transposed) {
+    out_channels = ws[0];
+    int64_t per_group = ws[1] * kernel_numel;
+    Shape windows =
+        window_counts(input.sizes(), kernel, a.dilation, a.padding, a.stride);
+    int64_t count = product(windows);
+    // (C * K, N * L) columns: one matmul per group for the whole batch, then
+    // (g, out / g, N, L) laid out as (N, out, *windows).
+    Tensor columns = kernels::im2col(
+        input, kernel, a.dilation, a.padding, a.stride, windows, true);
+    Tensor cols = kernels::view_as_strided(
+        columns,
+        {g, per_group, n * count},
+        {per_group * n * count, n * count, 1},
+        0);
+    Tensor mats = kernels::view_as_strided(
+        w,
+        {g, out_channels / g, per_group},
+        {out_channels / g * per_group, per_group, 1},
+        0);
+    Tensor product_ = kernels::matmul(mats, cols);
+    Shape sizes = {n, out_channels, count};
+    Tensor by_sample =
+        kernels::view_as_strided(product_, sizes, {count, n * count, 1}, 0);
+    Shape out_sizes = {n, out_channels};
+    out_sizes.insert(out_sizes.end(), windows.begin(), windows.end());
+    Shape out_strides(out_sizes.size());
+    int64_t step = 1;
+    for (std::size_t i = out_sizes.size(); i-- > 0;) {
+      out_strides[i] = step;
+      step *= out_sizes[i];
+    }
+    out = kernels::view_as_strided(
+        kernels::cast(by_sample, dtype), out_sizes, out_strides, 0);
+  } else {
+    int64_t in_per_group = ws[0] / g;
+    out_channels = ws[1] * g;
+    int64_t rows = ws[1] * kernel_numel;
+    Shape in = spatial(input);
+    int64_t count = product(in);
+    Tensor x = kernels::cast(input, dtype);
+    Tensor xs = kernels::view_as_strided(
+        x,
+        {n, g, in_per_group, count},
+        {g * in_per_group * count, in_per_group * count, count, 1},
+        0);
+    // weight (C, out / g, *kernel) as (g, rows, C / g): transposed views.
+    Tensor mats = kernels::view_as_strided(
+        w, {g, rows, in_per_group}, {in_per_group * rows, 1, rows}, 0);
+    Tensor columns = kernels::matmul(mats, xs);
+    Tensor cols = kernels::view_as_strided(
+        columns,
+        {n, out_channels * kernel_numel, count},
+        {out_channels * kernel_numel * count, count, 1},
+        0);
+    Shape output(kernel.size());
+    for (std::size_t d = 0; d < kernel.size(); ++d) {
+      output[d] = (in[d] - 1) * a.stride[d] - 2 * a.padding[d] +
+                  a.dilation[d] * (kernel[d] - 1) + a.output_padding[d] + 1;
+    }
+    out = kernels::col2im(
+        cols,
+        out_channels,
+        output,
+        kernel,
+        a.dilation,
+        a.padding,
+        a.stride,
+        in);
+  }
+  if (bias.defined()) {
+    Shape sizes(out.dim(), 1);
+    Shape strides(out.dim(), 0);
+    sizes[1] = out_channels;
+    strides[1] = bias.strides()[0];
+    Tensor b = kernels::view_as_strided(bias, sizes, strides, 0);
+    kernels::binary_out(kernels::Binary::Add, out, b, out);
+  }
+  return out;
+}
+
+void check_pair(const char* name, const Shape& v) {
+  NPGRAD_CHECK(
+      v.size() == 2,
+      "It is expected ",
+      name,
+      " equals to 2, but got size ",
+      v.size());
+}
+
+// torch's checks of the window arguments of im2col and col2im.
+void check_window_args(
+    const Shape& kernel_size,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride) {
+  check_pair("kernel_size", kernel_size);
+  check_pair("dilation", dilation);
+  check_pair("padding", padding);
+  check_pair("stride", stride);
+  NPGRAD_CHECK(
+      kernel_size[0] > 0 && kernel_size[1] > 0,
+      "kernel size should be greater than zero, but got kernel_height: ",
+      kernel_size[0],
+      " kernel_width: ",
+      kernel_size[1]);
+  NPGRAD_CHECK(
+      stride[0] > 0 && stride[1] > 0,
+      "stride should be greater than zero, but got stride_height: ",
+      stride[0],
+      " stride_width: ",
+      stride[1]);
+  NPGRAD_CHECK(
+      dilation[0] > 0 && dilation[1] > 0,
+      "dilation should be greater than zero, but got dilation_height: ",
+      dilation[0],
+      " dilation_width: ",
+      dilation[1]);
+  NPGRAD_CHECK(
+      padding[0] >= 0 && padding[1] >= 0,
+      "padding should be non-negative, but got pad_height: ",
+      padding[0],
+      " pad_width: ",
+      padding[1]);
+}
+
+// im2col and col2im copy any dtype but the integer ones (torch's kernels).
+void check_window_dtype(const char* kernel, const Tensor& t) {
+  ScalarType d = t.dtype();
+  unary_ops::check_kernel_dtype(
+      kernel,
+      t,
+      d == ScalarType::Float32 || d == ScalarType::Float64 ||
+          d == ScalarType::Float16 || d == ScalarType::Bool);
+}
+
+}  // namespace
+
+Tensor convolution(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const Shape& stride,
+    const Shape& padding,
+    const Shape& dilation,
+    bool transposed,
+    const Shape& output_padding,
+    int64_t groups,
+    bool from_conv_function) {
+  NPGRAD_CHECK(
+      weight.dim() >= 3, "weight should have at least three dimensions");
+  std::size_t nd = static_cast<std::size_t>(weight.dim() - 2);
+  NPGRAD_CHECK_TYPED(
+      NotImplementedError,
+      nd <= 2,
+      "npgrad's convolution supports 1 and 2 spatial dims, but got a weight "
+      "of size ",
+      shape_str(weight.sizes()));
+  ConvArgs a{
+      expand_param("stride", stride, nd),
+      expand_param("padding", padding, nd),
+      expand_param("dilation", dilation, nd),
+      expand_param("output_padding", output_padding, nd),
+      transposed,
+      groups};
+  check_convolution(input, weight, bias, a);
+  unary_ops::check_kernel_dtype(
+      transposed ? "slow_conv_transpose2d_out_cpu" : "slow_conv2d_cpu",
+      input,
+      input.dtype() != ScalarType::Bool);
+  Tensor out = convolution_values(input, weight, bias, a);
+  if (auto node = record<ConvolutionBackward0>(out, {&input, &weight, &bias})) {
+    node->stride = a.stride;
+    node->padding = a.padding;
+    node->dilation = a.dilation;
+    node->output_padding = a.output_padding;
+    node->transposed = transposed;
+    node->groups = groups;
+    if (bias.defined() || from_conv_function) {
+      node->bias_sizes = bias.defined() ? bias.sizes() : Shape{0};
+    }
+    node->input_ = SavedVariable(input, false);
+    node->weight_ = SavedVariable(weight, false);
+  }
+  return out;
+}
+
+Tensor im2col(
+    const Tensor& self,
+    const Shape& kernel_size,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride) {
+  check_window_args(kernel_size, dilation, padding, stride);
+  int64_t nd = self.dim();
+  const Shape& s = self.sizes();
+  NPGRAD_CHECK_INDEX(
+      nd >= 3 || nd < 2,
+      "Dimension out of range (expected to be in range of [",
+      -nd,
+      ", ",
+      nd - 1,
+      "], but got 2)");
+  bool shape_ok = (nd == 3 || nd == 4) && s[nd - 1] != 0 && s[nd - 2] != 0 &&
+                  s[nd - 3] != 0;
+  NPGRAD_CHECK(
+      shape_ok,
+      "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+      "other non-zero dimensions for input, but got: ",
+      shape_str(s));
+  Shape batched = nd == 3 ? Shape{1, s[0], s[1], s[2]} : s;
+  Shape windows =
+      window_counts(batched, kernel_size, dilation, padding, stride);
+  NPGRAD_CHECK(
+      windows[0] >= 1 && windows[1] >= 1,
+      "Given input with spatial size (",
+      s[nd - 2],
+      ", ",
+      s[nd - 1],
+      "), kernel_size=(",
+      kernel_size[0],
+      ", ",
+      kernel_size[1],
+      "), dilation=(",
+      dilation[0],
+      ", ",
+      dilation[1],
+      "), padding=(",
+      padding[0],
+      ", ",
+      padding[1],
+      "), calculated shape of the array of sliding blocks as (",
+      windows[0],
+      ", ",
+      windows[1],
+      "), but its components must be at least one.");
+  check_window_dtype("im2col_out_cpu", self);
+  Tensor x = kernels::view_as_strided(
+      self,
+      batched,
+      nd == 3
+          ? Shape{0, self.strides()[0], self.strides()[1], self.strides()[2]}
+          : self.strides(),
+      0);
+  Tensor out =
+      kernels::im2col(x, kernel_size, dilation, padding, stride, windows);
+  if (nd == 3) {
+    out = kernels::view_as_strided(
+        out, {out.sizes()[1], out.sizes()[2]}, {out.sizes()[2], 1}, 0);
+  }
+  if (auto node = record<Im2ColBackward0>(out, {&self})) {
+    node->kernel_size = kernel_size;
+    node->dilation = dilation;
+    node->padding = padding;
+    node->stride = stride;
+    node->height = s[nd - 2];
+    node->width = s[nd - 1];
+  }
+  return out;
+}
+
+Tensor col2im(
+    const Tensor& self,
+    const Shape& output_size,
+    const Shape& kernel_size,
+    const Shape& dilation,
+    const Shape& padding,
+    const Shape& stride) {
+  check_pair("output_size", output_size);
+  NPGRAD_CHECK(
+      output_size[0] > 0 && output_size[1] > 0,
+      "Expected output spatial size to be positive, but got: output_size=(",
+      output_size[0],
+      ", ",
+      output_size[1],
+      ").");
+  check_window_args(kernel_size, dilation, padding, stride);
+  int64_t nd = self.dim();
+  const Shape& s = self.sizes();
+  bool shape_ok = (nd == 2 || nd == 3) && s[nd - 1] != 0 && s[nd - 2] != 0;
+  NPGRAD_CHECK(
+      shape_ok,
+      "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+      "size and non-zero dimensions for input, but got: ",
+      shape_str(s));
+  int64_t kernel_numel = kernel_size[0] * kernel_size[1];
+  NPGRAD_CHECK(
+      s[nd - 2] % kernel_numel == 0,
+      "Expected size of input's dimension 1 to be divisible by the product "
+      "of kernel_size, but got input.size(1)=",
+      s[nd - 2],
+      " and kernel_size=(",
+      kernel_size[0],
+      ", ",
+      kernel_size[1],
+      ").");
+  Shape windows = window_counts(
+      {1, 1, output_size[0], output_size[1]},
+      kernel_size,
+      dilation,
+      padding,
+      stride);
+  NPGRAD_CHECK(
+      windows[0] >= 1 && windows[1] >= 1 &&
+          windows[0] * windows[1] == s[nd - 1],
+      "Given output_size=(",
+      output_size[0],
+      ", ",
+      output_size[1],
+      "), kernel_size=(",
+      kernel_size[0],
+      ", ",
+      kernel_size[1],
+      "), dilation=(",
+      dilation[0],
+      ", ",
+      dilation[1],
+      "), padding=(",
+      padding[0],
+      ", ",
+      padding[1],
+      "), stride=(",
+      stride[0],
+      ", ",
+      stride[1],
+      "), expected size of input's dimension 2 to match the calculated number "
+      "of sliding blocks ",
+      windows[0],
+      " * ",
+      windows[1],
+      " = ",
+      windows[0] * windows[1],
+      ", but got input.size(2)=",
+      s[nd - 1],
+      ".");
+  check_window_dtype("col2im_out_cpu", self);
+  Tensor cols = nd == 2 ? kernels::view_as_strided(
+                              self,
+                              {1, s[0], s[1]},
+                              {0, self.strides()[0], self.strides()[1]},
+                              0)
+                        : self;
+  int64_t channels = s[nd - 2] / kernel_numel;
+  Tensor out;
+  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::Bool) {
+    // Summed in float32 and rounded once (bool: any column set).
+    out = kernels::cast(
+        kernels::col2im(
+            kernels::cast(cols, ScalarType::Float32),
+            channels,
+            output_size,
+            kernel_size,
+            dilation,
+            padding,
+            stride,
+            windows),
+        self.dtype());
+  } else {
+    out = kernels::col2im(
+        cols,
+        channels,
+        output_size,
+        kernel_size,
+        dilation,
+        padding,
+        stride,
+        windows);
+  }
+  if (nd == 2) {
+    out = kernels::view_as_strided(
+        out,
+        {channels, output_size[0], output_size[1]},
+        {output_size[0] * output_size[1], output_size[1], 1},
+        0);
+  }
+  if (auto node = record<Col2ImBackward0>(out, {&self})) {
+    node->kernel_size = kernel_size;
+    node->dilation = dilation;
+    node->padding = padding;
+    node->stride = stride;
+  }
+  return out;
+}
+
+}  // namespace npgrad::ops
