@@ -134,6 +134,8 @@ void setup_tensor_type_gc(PyHeapTypeObject* heap_type);
 void install_pyobject_preservation(PyTypeObject* tensor_type);
 void setup_node_type_gc(PyHeapTypeObject* heap_type);
 void bind_gc(py::module_& m);
+/// The normalizations and embedding (normalization.cpp).
+void bind_normalization(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.
 py::object dtype_object(ScalarType t);

@@ -18,5 +18,6 @@ PYBIND11_MODULE(_C, m) {
   bind_modes(m);
   bind_gc(m);
   bind_docstrings(m);
+  bind_normalization(m);
   install_argument_errors(m);
 }

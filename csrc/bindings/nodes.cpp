@@ -10,6 +10,7 @@
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
+#include "npgrad/autograd/nodes/normalization_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
 #include "npgrad/autograd/nodes/sorting_nodes.h"
@@ -416,6 +417,13 @@ void bind_nodes(py::module_& m) {
   bind_node<IndexCopyBackward0>(fm, "IndexCopyBackward0");
   bind_node<MaskedSelectBackward0>(fm, "MaskedSelectBackward0");
   bind_node<MaskedScatterBackward0>(fm, "MaskedScatterBackward0");
+  bind_node<NativeLayerNormBackward0>(fm, "NativeLayerNormBackward0");
+  bind_node<NativeGroupNormBackward0>(fm, "NativeGroupNormBackward0");
+  bind_node<NativeBatchNormBackward0>(fm, "NativeBatchNormBackward0");
+  bind_node<EmbeddingBackward0>(fm, "EmbeddingBackward0");
+  bind_node<AddBackward1>(fm, "AddBackward1");
+  bind_node<ScaledDotProductFlashAttentionForCpuBackward0>(
+      fm, "ScaledDotProductFlashAttentionForCpuBackward0");
 }
 
 }  // namespace npgrad::bindings
