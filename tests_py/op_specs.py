@@ -1227,6 +1227,178 @@ CONV = [
     ),
 ]
 
+_LAYER_NORM_SAVED = (
+    "_saved_input",
+    "_saved_normalized_shape",
+    "_saved_result1",
+    "_saved_result2",
+    "_saved_weight",
+    "_saved_bias",
+)
+_GROUP_NORM_SAVED = (
+    "_saved_N",
+    "_saved_C",
+    "_saved_HxW",
+    "_saved_group",
+    "_saved_eps",
+    "_saved_input",
+    "_saved_result1",
+    "_saved_result2",
+    "_saved_weight",
+)
+_BATCH_NORM_SAVED = (
+    "_saved_eps",
+    "_saved_input",
+    "_saved_result1",
+    "_saved_result2",
+    "_saved_running_mean",
+    "_saved_running_var",
+    "_saved_training",
+    "_saved_weight",
+)
+_SDPA_SAVED = (
+    "_saved_query",
+    "_saved_key",
+    "_saved_value",
+    "_saved_output",
+    "_saved_logsumexp",
+    "_saved_attn_mask",
+    "_saved_dropout_p",
+    "_saved_is_causal",
+    "_saved_scale",
+)
+_SDPA = "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+def _key_mask(lib: Any) -> Any:
+    return lib.tensor([[True, False, True, True, False], [False, True, True, False, True], [True] * 5])
+
+
+_EMBEDDING_SAVED = (
+    "_saved_indices",
+    "_saved_padding_idx",
+    "_saved_scale_grad_by_freq",
+    "_saved_sparse",
+    "_saved_weight_sym_argsize_0",
+)
+
+
+def _running_stats(lib: Any, x: Any) -> tuple[Any, Any]:
+    return lib.tensor([0.1, -0.2], dtype=x.dtype), lib.tensor([0.5, 2.0], dtype=x.dtype)
+
+
+def _tokens(lib: Any) -> Any:
+    return lib.tensor([[1, 0, 3], [3, 1, 1]])
+
+
+NORMALIZATION = [
+    Op(
+        "F_layer_norm",
+        lambda lib, x, w, b: _F(lib).layer_norm(x, (4,), w, b),
+        (R(2, 3, 4), R(4), R(4)),
+        "NativeLayerNormBackward0",
+        _LAYER_NORM_SAVED,
+    ),
+    Op(
+        "F_layer_norm_two_dims",
+        lambda lib, x: _F(lib).layer_norm(x, [3, 4], eps=0.1),
+        (R(2, 3, 4),),
+        "NativeLayerNormBackward0",
+        _LAYER_NORM_SAVED,
+    ),
+    Op(
+        "F_group_norm",
+        lambda lib, x, w, b: _F(lib).group_norm(x, 2, w, b),
+        (R(2, 4, 3), R(4), R(4)),
+        "NativeGroupNormBackward0",
+        _GROUP_NORM_SAVED,
+    ),
+    Op(
+        "F_group_norm_4d",
+        lambda lib, x: _F(lib).group_norm(x, 1, eps=0.01),
+        (R(2, 2, 2, 2),),
+        "NativeGroupNormBackward0",
+        _GROUP_NORM_SAVED,
+    ),
+    Op(
+        "F_batch_norm_training",
+        lambda lib, x, w, b: _F(lib).batch_norm(x, *_running_stats(lib, x), w, b, training=True),
+        # a positive bias keeps the outputs away from 0, where float16 rounds apart from torch
+        (R(3, 2, 2), R(2), P(2)),
+        "NativeBatchNormBackward0",
+        _BATCH_NORM_SAVED,
+    ),
+    Op(
+        "F_batch_norm_no_stats",
+        lambda lib, x: _F(lib).batch_norm(x, None, None, training=True),
+        (R(4, 2),),
+        "NativeBatchNormBackward0",
+        _BATCH_NORM_SAVED,
+    ),
+    Op(
+        "F_batch_norm_eval",
+        lambda lib, x, w, b: _F(lib).batch_norm(x, *_running_stats(lib, x), w, b),
+        (R(3, 2, 2), R(2), R(2)),
+        "NativeBatchNormBackward0",
+        _BATCH_NORM_SAVED,
+    ),
+    Op(
+        "F_instance_norm",
+        lambda lib, x, w: _F(lib).instance_norm(x, *_running_stats(lib, x), w),
+        (R(2, 2, 3), R(2)),
+        "ViewBackward0",
+        ("_saved_self_sym_sizes",),
+    ),
+    Op(
+        "F_rms_norm",
+        # * 2: one root node whatever the dtype (a float16 rms_norm computes in
+        # float32 and ends with a ToCopyBackward0); the graph below is compared.
+        lambda lib, x, w: _F(lib).rms_norm(x, (3,), w) * 2,
+        (R(2, 3), R(3)),
+        "MulBackward0",
+    ),
+    Op(
+        "F_embedding",
+        lambda lib, w: _F(lib).embedding(_tokens(lib), w, padding_idx=-2),
+        (R(4, 3),),
+        "EmbeddingBackward0",
+        _EMBEDDING_SAVED,
+    ),
+    Op(
+        "F_scaled_dot_product_attention",
+        lambda lib, q, k, v: _F(lib).scaled_dot_product_attention(q, k, v),
+        (R(2, 2, 3, 4), R(2, 2, 5, 4), P(2, 2, 5, 4)),
+        _SDPA,
+        _SDPA_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "F_scaled_dot_product_attention_bool_mask_causal_scale",
+        lambda lib, q, k, v: _F(lib).scaled_dot_product_attention(q, k, v, _key_mask(lib), is_causal=True, scale=0.7),
+        (R(1, 2, 3, 4), R(1, 2, 5, 4), R(1, 2, 5, 4)),
+        _SDPA,
+        _SDPA_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "F_scaled_dot_product_attention_float_mask_gqa",
+        lambda lib, q, k, v: _F(lib).scaled_dot_product_attention(
+            q, k, v, lib.tensor([[0.5, -1.0, 0.0], [0.0, 0.2, -0.3], [1.0, 0.0, 0.0]], dtype=q.dtype), enable_gqa=True
+        ),
+        (R(1, 4, 3, 2), R(1, 2, 3, 2), P(1, 2, 3, 2)),
+        _SDPA,
+        _SDPA_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "F_cosine_similarity",
+        lambda lib, a, b: _F(lib).cosine_similarity(a, b, -1),
+        (R(2, 3), R(3)),
+        "SumBackward1",
+        ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes"),
+    ),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -1245,5 +1417,6 @@ ALL = (
     + LOSSES
     + POOLING
     + CONV
+    + NORMALIZATION
 )
 # fmt: on

@@ -245,6 +245,16 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "ConvolutionBackward0": lambda lib, a, b, v: lib.nn.functional.conv1d(a.unsqueeze(0), b.t().unsqueeze(2), v),
     "Im2ColBackward0": lambda lib, a, b, v: lib.nn.functional.unfold(a.unsqueeze(0), 2),
     "Col2ImBackward0": lambda lib, a, b, v: lib.nn.functional.fold(a, (1, 3), 1),
+    "NativeLayerNormBackward0": lambda lib, a, b, v: lib.nn.functional.layer_norm(a, (3,), v, v),
+    "NativeGroupNormBackward0": lambda lib, a, b, v: lib.nn.functional.group_norm(a.view(1, 2, 3), 2, b[0, :2]),
+    "NativeBatchNormBackward0": lambda lib, a, b, v: lib.nn.functional.batch_norm(
+        a, lib.zeros(3, dtype=a.dtype), lib.ones(3, dtype=a.dtype), v, v, training=True
+    ),
+    "ScaledDotProductFlashAttentionForCpuBackward0": lambda lib, a, b, v: (
+        lib.nn.functional.scaled_dot_product_attention(a.view(1, 1, 2, 3), b.view(1, 1, 2, 3), a.view(1, 1, 2, 3))
+    ),
+    "AddBackward1": lambda lib, a, b, v: lib.nn.functional.rms_norm(a, (3,)),
+    "EmbeddingBackward0": lambda lib, a, b, v: lib.nn.functional.embedding(lib.tensor([1, 0, 1]), a, padding_idx=0),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every
@@ -286,12 +296,15 @@ NOT_RECORDED_BY_AN_OP = {"_NodeBase", "GraphRoot", "Identity", "AccumulateGrad"}
 
 def _find_node(root: Any, name: str) -> Any:
     """The first node named ``name`` in the graph of ``root`` (breadth first)."""
-    queue, seen = [root.grad_fn], set()
+    # `visited` keeps each node's Python object alive: a freed wrapper's id can
+    # be reused by the next one, which `seen` would then skip.
+    queue, seen, visited = [root.grad_fn], set(), []
     while queue:
         fn = queue.pop(0)
         if fn is None or id(fn) in seen:
             continue
         seen.add(id(fn))
+        visited.append(fn)
         if type(fn).__name__ == name:
             return fn
         queue.extend(next_fn for next_fn, _ in fn.next_functions)

@@ -140,6 +140,8 @@ void bind_pooling(py::module_& m);
 void bind_tensor_subclass(py::module_& m);
 /// npgrad.convolution and the sliding windows (conv.cpp).
 void bind_conv(py::module_& m);
+/// The normalizations and embedding (normalization.cpp).
+void bind_normalization(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.
 py::object dtype_object(ScalarType t);

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_C, m) {
   bind_modes(m);
   bind_gc(m);
   bind_conv(m);
+  bind_normalization(m);
   bind_docstrings(m);
   install_argument_errors(m);
 }

@@ -11,6 +11,7 @@
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
+#include "npgrad/autograd/nodes/normalization_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
 #include "npgrad/autograd/nodes/sorting_nodes.h"
@@ -420,6 +421,13 @@ void bind_nodes(py::module_& m) {
   bind_node<ConvolutionBackward0>(fm, "ConvolutionBackward0");
   bind_node<Im2ColBackward0>(fm, "Im2ColBackward0");
   bind_node<Col2ImBackward0>(fm, "Col2ImBackward0");
+  bind_node<NativeLayerNormBackward0>(fm, "NativeLayerNormBackward0");
+  bind_node<NativeGroupNormBackward0>(fm, "NativeGroupNormBackward0");
+  bind_node<NativeBatchNormBackward0>(fm, "NativeBatchNormBackward0");
+  bind_node<EmbeddingBackward0>(fm, "EmbeddingBackward0");
+  bind_node<AddBackward1>(fm, "AddBackward1");
+  bind_node<ScaledDotProductFlashAttentionForCpuBackward0>(
+      fm, "ScaledDotProductFlashAttentionForCpuBackward0");
 }
 
 }  // namespace npgrad::bindings

@@ -885,3 +885,38 @@ class _FunctionBase:
     def _cdata_node(self) -> _functions._NodeBase | None: ...
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]: ...
+
+# ---- normalization, embedding and attention (npgrad.nn.functional calls these)
+def _native_layer_norm(
+    input: Tensor, normalized_shape: Sequence[_int], weight: Tensor | None, bias: Tensor | None, eps: _float
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def _native_group_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    N: _int,
+    C: _int,
+    HxW: _int,
+    group: _int,
+    eps: _float,
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def _native_batch_norm(
+    input: Tensor,
+    weight: Tensor | None,
+    bias: Tensor | None,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    training: _bool,
+    momentum: _float,
+    eps: _float,
+) -> tuple[Tensor, Tensor, Tensor]: ...
+def _add_scalar(input: Tensor, other: _float) -> Tensor: ...
+def _embedding(weight: Tensor, indices: Tensor, padding_idx: _int, scale_grad_by_freq: _bool) -> Tensor: ...
+def _scaled_dot_product_flash_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None,
+    is_causal: _bool,
+    scale: _float | None,
+) -> tuple[Tensor, Tensor]: ...

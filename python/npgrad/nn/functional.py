@@ -41,18 +41,26 @@ __all__ = [
     "conv2d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "batch_norm",
+    "celu",
+    "celu_",
+    "cosine_similarity",
     "dropout",
     "dropout1d",
     "dropout2d",
     "elu",
     "elu_",
     "fold",
+    "embedding",
     "gelu",
+    "group_norm",
     "hardshrink",
     "hardsigmoid",
     "hardswish",
     "hardtanh",
     "hardtanh_",
+    "instance_norm",
+    "layer_norm",
     "leaky_relu",
     "leaky_relu_",
     "log_softmax",
@@ -67,6 +75,8 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "rms_norm",
+    "scaled_dot_product_attention",
     "selu",
     "selu_",
     "sigmoid",
@@ -1783,3 +1793,314 @@ def fold(
               [1., 2., 1.]]]])
     """
     return _C._col2im(input, _pair(output_size), _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+# ---- normalization, embedding and distances ----
+#
+# layer_norm, group_norm and batch_norm call npgrad's native ops (the
+# NativeLayerNormBackward0, NativeGroupNormBackward0 and
+# NativeBatchNormBackward0 nodes), embedding records EmbeddingBackward0;
+# instance_norm, rms_norm and cosine_similarity are torch's composites of
+# those and of npgrad ops, so they record the same nodes as torch's.
+
+
+def _normalized_shape(normalized_shape: Any) -> list[int]:
+    if isinstance(normalized_shape, int):
+        return [normalized_shape]
+    return [int(s) for s in normalized_shape]
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalizes over the last ``len(normalized_shape)`` dims to zero mean and unit
+    (biased) variance, then applies ``weight`` and ``bias`` elementwise
+    (``NativeLayerNormBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.layer_norm(torch.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    return _C._native_layer_norm(input, _normalized_shape(normalized_shape), weight, bias, eps)[0]
+
+
+def rms_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    eps: float | None = None,
+) -> Tensor:
+    """Divides by the root mean square over the last ``len(normalized_shape)`` dims
+    (``eps`` defaults to the dtype's machine epsilon), then scales by ``weight``: torch's
+    composite (``MulBackward0`` over ``RsqrtBackward0``; float16 computes in float32).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.rms_norm(torch.tensor([[3.0, 4.0]]), (2,))
+    tensor([[0.8485, 1.1314]])
+    """
+    shape = _normalized_shape(normalized_shape)
+    nd = len(shape)
+    sizes = list(input.shape)
+    if nd > len(sizes) or sizes[len(sizes) - nd :] != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={shape}, expected input with shape "
+            f"[*{', '.join(str(s) for s in shape)}], but got input of size{sizes}"
+        )
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of "
+            f"shape {list(weight.shape)} and normalized_shape = {shape}"
+        )
+    dtype = input.dtype
+    x = input.float() if dtype == _C.float16 else input
+    if eps is None:
+        eps = float(np.finfo(np.dtype(str(x.dtype).removeprefix("torch."))).eps)
+    dims = list(range(-nd, 0))
+    # torch adds eps as a Scalar (AddBackward1), not as a wrapped number.
+    out = x * _C._add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(dtype) if out.dtype != dtype else out
+
+
+def _verify_batch_size(size: Any, shown: Any) -> None:
+    count = size[0]
+    for s in size[2:]:
+        count *= s
+    if count == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {shown}")
+
+
+def group_norm(
+    input: Tensor,
+    num_groups: int,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalizes each sample's channels in ``num_groups`` groups, then applies the
+    per-channel ``weight`` and ``bias`` (``NativeGroupNormBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.group_norm(torch.tensor([[1.0, 3.0]]), 1)
+    tensor([[-1.0000,  1.0000]])
+    """
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    sizes = list(input.shape)
+    n, c = sizes[0], sizes[1]
+    if num_groups > 0 and c % num_groups == 0:
+        _verify_batch_size([n * c // num_groups, num_groups, *sizes[2:]], [n * c // num_groups, num_groups, *sizes[2:]])
+    hxw = 1
+    for s in sizes[2:]:
+        hxw *= s
+    return _C._native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalizes each channel (dim 1) over the batch and spatial dims, then applies
+    ``weight`` and ``bias`` (``NativeBatchNormBackward0``). In training the running
+    statistics, if given, are updated in place with ``momentum`` (the unbiased
+    variance); in evaluation they normalize.
+
+    >>> import npgrad as torch
+    >>> mean, var = torch.zeros(1), torch.ones(1)
+    >>> torch.nn.functional.batch_norm(torch.tensor([[1.0], [3.0]]), mean, var, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    >>> mean, var
+    (tensor([0.2000]), tensor([1.1000]))
+    """
+    if momentum is None or isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+        raise TypeError(f"batch_norm(): argument 'momentum' (position 7) must be float, not {type(momentum).__name__}")
+    if training:
+        _verify_batch_size(list(input.shape), input.shape)
+    return _C._native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalizes each channel of each sample over its spatial dims: torch's composite,
+    a batch norm of the input viewed as ``(1, N * C, *)`` (``ViewBackward0`` over
+    ``NativeBatchNormBackward0``); the running statistics get the batch's average.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.instance_norm(torch.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    sizes = list(input.shape)
+    if use_input_stats:
+        count = 1
+        for s in sizes[2:]:
+            count *= s
+        if count == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    if momentum is None or isinstance(momentum, bool) or not isinstance(momentum, (int, float)):
+        raise TypeError(
+            f"instance_norm(): argument 'momentum' (position 7) must be float, not {type(momentum).__name__}"
+        )
+    n, c = sizes[0], sizes[1]
+    reshaped = input.contiguous().view([1, n * c, *sizes[2:]])
+    stats = [t.repeat(n) if t is not None else None for t in (weight, bias, running_mean, running_var)]
+    out = _C._native_batch_norm(reshaped, *stats, use_input_stats, momentum, eps)[0]
+    for running, repeated in zip((running_mean, running_var), stats[2:]):
+        if running is not None:
+            running.copy_(repeated.view(n, c).mean(0))
+    return out.view(sizes)
+
+
+def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    # torch.embedding_renorm_: each row that input names whose norm exceeds
+    # max_norm is scaled (in place) to norm max_norm.
+    rows = np.unique(input.numpy().reshape(-1))
+    from .. import no_grad, tensor
+
+    with no_grad():
+        index = tensor(rows)
+        selected = weight.index_select(0, index)
+        norms = selected.norm(norm_type, 1, True)
+        scale = (max_norm / (norms + 1e-7)).clamp(max=1.0)
+        weight.index_copy_(0, index, selected * scale)
+
+
+def embedding(
+    input: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    scale_grad_by_freq: bool = False,
+    sparse: bool = False,
+) -> Tensor:
+    """The rows of ``weight`` that the integer ``input`` names (``EmbeddingBackward0``):
+    the gradient skips the ``padding_idx`` row; ``max_norm`` first rescales, in place,
+    the named rows whose norm exceeds it.
+
+    >>> import npgrad as torch
+    >>> weight = torch.tensor([[0.0, 1.0], [2.0, 3.0]])
+    >>> torch.nn.functional.embedding(torch.tensor([1, 0, 1]), weight)
+    tensor([[2., 3.],
+            [0., 1.],
+            [2., 3.]])
+    """
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if sparse:
+        raise NotImplementedError("embedding(sparse=True): npgrad has no sparse tensors")
+    if max_norm is not None:
+        input = input.contiguous()
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return _C._embedding(weight, input, padding_idx, scale_grad_by_freq)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast): each
+    divided by its norm, clamped below at ``eps``, then multiplied and summed; torch's
+    composite (``SumBackward1`` over ``DivBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.cosine_similarity(torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    try:
+        shape = list(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
+    except ValueError:
+        x1.detach() - x2.detach()  # raises torch's error for shapes that do not broadcast
+        raise
+    # torch's expand_outplace: both expanded unless the shapes are the same.
+    same = list(x1.shape) == list(x2.shape)
+    a = x1 if same else x1.expand(shape)
+    b = x2 if same else x2.expand(shape)
+    from .. import no_grad
+
+    na = a.norm(2, dim, True).clone()
+    nb = b.norm(2, dim, True).clone()
+    with no_grad():
+        na.clamp_(min=eps)
+        nb.clamp_(min=eps)
+    return ((a / na) * (b / nb)).sum(dim)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
+    """``softmax(query @ key.mT * scale + mask) @ value`` over 4-D ``(batch, heads,
+    tokens, features)`` inputs, as torch's CPU flash kernel
+    (``ScaledDotProductFlashAttentionForCpuBackward0``). ``attn_mask`` is a bool mask
+    (``False``: not attended) or an additive float mask; ``is_causal`` hides the keys
+    after each query; ``key`` and ``value`` may have fewer heads than ``query``
+    (grouped-query attention). ``scale`` defaults to ``1 / sqrt(features)``.
+
+    >>> import npgrad as torch
+    >>> q = torch.ones(1, 1, 2, 2)
+    >>> v = torch.tensor([[[[1.0, 2.0], [3.0, 4.0]]]])
+    >>> torch.nn.functional.scaled_dot_product_attention(q, q, v, is_causal=True)
+    tensor([[[[1., 2.],
+              [2., 3.]]]])
+    """
+    if query.dtype != key.dtype or query.dtype != value.dtype:
+        names = [_TORCH_SCALAR_NAMES.get(str(t.dtype), str(t.dtype)) for t in (query, key, value)]
+        raise RuntimeError(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: "
+            f"{names[0]} key.dtype: {names[1]} and value.dtype: {names[2]} instead."
+        )
+    if attn_mask is not None and attn_mask.dtype not in (_C.bool, query.dtype):
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {_TORCH_SCALAR_NAMES.get(str(attn_mask.dtype), str(attn_mask.dtype))} and  "
+            f"query.dtype: {_TORCH_SCALAR_NAMES.get(str(query.dtype), str(query.dtype))} instead."
+        )
+    flash = (
+        query.dim() == key.dim() == value.dim() == 4
+        and query.shape[-1] == key.shape[-1] == value.shape[-1]
+        and dropout_p == 0.0
+        and query.dtype in (_C.float16, _C.float32, _C.float64)
+    )
+    if not flash:
+        raise NotImplementedError(
+            "scaled_dot_product_attention: npgrad has torch's CPU flash path only (4-D floating "
+            "inputs with one feature size, dropout_p=0)"
+        )
+    if attn_mask is not None and attn_mask.dtype == _C.bool:
+        attn_mask = zeros(tuple(attn_mask.shape), dtype=query.dtype).masked_fill_(
+            attn_mask.logical_not(), float("-inf")
+        )
+    return _C._scaled_dot_product_flash_attention(query, key, value, attn_mask, is_causal, scale)[0]
+
+
+# torch's C++ scalar type names in its sdpa messages.
+_TORCH_SCALAR_NAMES = {"torch.float32": "float", "torch.float64": "double", "torch.int64": "long int"}

@@ -1,0 +1,142 @@
+#pragma once
+// Backward nodes of the normalizations (native_layer_norm, native_group_norm,
+// native_batch_norm) and of embedding. Each saves what torch's node saves,
+// under torch's names. The formulas are written with npgrad ops; under
+// create_graph they recompute the statistics from the saved input, so that
+// the gradient is a differentiable function of the input (second order).
+
+#include <optional>
+
+#include "npgrad/autograd/nodes/basic_nodes.h"
+
+namespace npgrad::autograd {
+
+/// Gradients w.r.t. (input, weight, bias) of native_layer_norm; torch's
+/// result1 is the mean, result2 the reciprocal standard deviation.
+struct NativeLayerNormBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(NativeLayerNormBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  /// The formula in float32 for a float16 input (compute rounds the result).
+  void compute_float(const variable_list& g, variable_list& out);
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_bias", bias_);
+    v.tensor("_saved_input", input_);
+    v.int_list("_saved_normalized_shape", normalized_shape);
+    v.tensor("_saved_result1", result1_);
+    v.tensor("_saved_result2", result2_);
+    v.tensor("_saved_weight", weight_);
+  }
+  Shape normalized_shape;
+  double eps = 0;  // not shown by torch's node; used under create_graph
+  SavedVariable input_, weight_, bias_, result1_, result2_;
+};
+
+/// native_group_norm: input (N, C, HxW...) in `group` groups.
+struct NativeGroupNormBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(NativeGroupNormBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  /// The formula in float32 for a float16 input (compute rounds the result).
+  void compute_float(const variable_list& g, variable_list& out);
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_C", C);
+    v.integer("_saved_HxW", HxW);
+    v.integer("_saved_N", N);
+    v.real("_saved_eps", eps);
+    v.integer("_saved_group", group);
+    v.tensor("_saved_input", input_);
+    v.tensor("_saved_result1", result1_);
+    v.tensor("_saved_result2", result2_);
+    v.tensor("_saved_weight", weight_);
+  }
+  int64_t N = 0, C = 0, HxW = 0, group = 0;
+  double eps = 0;
+  SavedVariable input_, weight_, result1_, result2_;
+};
+
+/// native_batch_norm: in training, result1/result2 are the batch mean and
+/// inverse standard deviation; in evaluation they are empty and the running
+/// statistics normalize.
+struct NativeBatchNormBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(NativeBatchNormBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  /// The formula in float32 for a float16 input (compute rounds the result).
+  void compute_float(const variable_list& g, variable_list& out);
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.real("_saved_eps", eps);
+    v.tensor("_saved_input", input_);
+    v.tensor("_saved_result1", result1_);
+    v.tensor("_saved_result2", result2_);
+    v.tensor("_saved_running_mean", running_mean_);
+    v.tensor("_saved_running_var", running_var_);
+    v.boolean("_saved_training", training);
+    v.tensor("_saved_weight", weight_);
+  }
+  double eps = 0;
+  bool training = true;
+  SavedVariable input_, weight_, running_mean_, running_var_, result1_,
+      result2_;
+};
+
+/// embedding(weight, indices): the gradient rows are summed into the rows
+/// the indices name (none for padding_idx).
+struct EmbeddingBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(EmbeddingBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_indices", indices_);
+    v.integer("_saved_padding_idx", padding_idx);
+    v.boolean("_saved_scale_grad_by_freq", scale_grad_by_freq);
+    v.boolean("_saved_sparse", false);
+    v.integer("_saved_weight_sym_argsize_0", num_weights);
+  }
+  int64_t padding_idx = -1;
+  bool scale_grad_by_freq = false;
+  int64_t num_weights = 0;
+  ScalarType weight_dtype = ScalarType::Float32;
+  SavedVariable indices_;
+};
+
+}  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+/// torch's CPU flash attention (_scaled_dot_product_flash_attention_for_cpu):
+/// gradients w.r.t. (query, key, value); key and value may have fewer heads
+/// (grouped-query attention), their gradients then sum over each group.
+struct ScaledDotProductFlashAttentionForCpuBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(ScaledDotProductFlashAttentionForCpuBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_attn_mask", attn_mask_);
+    v.real("_saved_dropout_p", 0.0);
+    v.boolean("_saved_is_causal", is_causal);
+    v.tensor("_saved_key", key_);
+    v.tensor("_saved_logsumexp", logsumexp_);
+    v.tensor("_saved_output", output_);
+    v.tensor("_saved_query", query_);
+    if (scale) {
+      v.real("_saved_scale", *scale);
+    } else {
+      v.none("_saved_scale");
+    }
+    v.tensor("_saved_value", value_);
+  }
+  bool is_causal = false;
+  std::optional<double> scale;
+  SavedVariable query_, key_, value_, attn_mask_, output_, logsumexp_;
+};
+
+}  // namespace npgrad::autograd
+
+namespace npgrad::autograd {
+
+/// add(Tensor, Scalar) as torch's C++ composites call it (rms_norm's eps):
+/// the gradient passes to self; nothing is saved.
+struct AddBackward1 final : FormulaNode {
+  NPGRAD_NODE_NAME(AddBackward1)
+  void compute(const variable_list& g, variable_list& out) override {
+    out[0] = g[0];
+  }
+};
+
+}  // namespace npgrad::autograd

@@ -1,0 +1,320 @@
+// Normalization statistics and affine maps, and embedding's gradient
+// accumulation, as plain loops over contiguous buffers (float32, float64).
+#include "npgrad/kernels/normalization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "npgrad/util/error.h"
+
+namespace npgrad::kernels {
+namespace {
+
+// Calls fn with a null pointer of the element type of dtype.
+template <typename Fn>
+void dispatch_floating(ScalarType dtype, Fn&& fn) {
+  if (dtype == ScalarType::Float32) {
+    fn(static_cast<float*>(nullptr));
+  } else {
+    NPGRAD_INTERNAL_ASSERT(
+        dtype == ScalarType::Float64, "normalization kernels: float dtype");
+    fn(static_cast<double*>(nullptr));
+  }
+}
+
+template <typename T>
+T* data(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+}  // namespace
+
+void row_moments(
+    const Tensor& x,
+    int64_t M,
+    int64_t N,
+    double eps,
+    const Tensor& mean,
+    const Tensor& rstd) {
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* px = data<T>(x);
+    T* pm = data<T>(mean);
+    T* pr = data<T>(rstd);
+    for (int64_t m = 0; m < M; ++m) {
+      const T* row = px + m * N;
+      // Two passes over the row (it stays in cache): the mean, then the
+      // sum of squared deviations, accumulated in T's vector lanes.
+      T s = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        s += row[n];
+      }
+      T mu = N > 0 ? s / static_cast<T>(N) : T(0);
+      T ss = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        T d = row[n] - mu;
+        ss += d * d;
+      }
+      T var = N > 0 ? ss / static_cast<T>(N) : std::nan("");
+      pm[m] = mu;
+      pr[m] = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+    }
+  });
+}
+
+void layer_norm_apply(
+    const Tensor& x,
+    int64_t M,
+    int64_t N,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    const Tensor& bias,
+    const Tensor& out) {
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* px = data<T>(x);
+    const T* pm = data<T>(mean);
+    const T* pr = data<T>(rstd);
+    const T* pw = weight.defined() ? data<T>(weight) : nullptr;
+    const T* pb = bias.defined() ? data<T>(bias) : nullptr;
+    T* po = data<T>(out);
+    for (int64_t m = 0; m < M; ++m) {
+      const T* row = px + m * N;
+      T* orow = po + m * N;
+      T mu = pm[m];
+      T r = pr[m];
+      for (int64_t n = 0; n < N; ++n) {
+        orow[n] = (row[n] - mu) * r;
+      }
+      if (pw) {
+        for (int64_t n = 0; n < N; ++n) {
+          orow[n] *= pw[n];
+        }
+      }
+      if (pb) {
+        for (int64_t n = 0; n < N; ++n) {
+          orow[n] += pb[n];
+        }
+      }
+    }
+  });
+}
+
+void channel_moments(
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    std::vector<double>& mean,
+    std::vector<double>& var) {
+  mean.assign(C, 0.0);
+  var.assign(C, 0.0);
+  double count = static_cast<double>(N * HxW);
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* px = data<T>(x);
+    for (int64_t c = 0; c < C; ++c) {
+      double s = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const T* block = px + (n * C + c) * HxW;
+        T bs = 0;
+        for (int64_t i = 0; i < HxW; ++i) {
+          bs += block[i];
+        }
+        s += static_cast<double>(bs);
+      }
+      double mu = s / count;
+      double ss = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const T* block = px + (n * C + c) * HxW;
+        T bss = 0;
+        T tmu = static_cast<T>(mu);
+        for (int64_t i = 0; i < HxW; ++i) {
+          T d = block[i] - tmu;
+          bss += d * d;
+        }
+        ss += static_cast<double>(bss);
+      }
+      mean[c] = mu;
+      var[c] = ss / count;
+    }
+  });
+}
+
+void channel_affine(
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    const std::vector<double>& center,
+    const std::vector<double>& scale,
+    const std::vector<double>& shift,
+    const Tensor& out) {
+  bool per_sample = static_cast<int64_t>(scale.size()) == N * C;
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* px = data<T>(x);
+    T* po = data<T>(out);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < C; ++c) {
+        std::size_t k = static_cast<std::size_t>(per_sample ? n * C + c : c);
+        T mu = static_cast<T>(center[k]);
+        T a = static_cast<T>(scale[k]);
+        T b = static_cast<T>(shift[k]);
+        const T* block = px + (n * C + c) * HxW;
+        T* oblock = po + (n * C + c) * HxW;
+        for (int64_t i = 0; i < HxW; ++i) {
+          oblock[i] = (block[i] - mu) * a + b;
+        }
+      }
+    }
+  });
+}
+
+void embedding_accumulate(
+    const Tensor& grad,
+    const Tensor& indices,
+    int64_t padding_idx,
+    const std::vector<double>& row_scale,
+    const Tensor& out) {
+  int64_t K = indices.numel();
+  int64_t D = K > 0 ? grad.numel() / K : 0;
+  const auto* pi = static_cast<const int64_t*>(indices.data_ptr());
+  dispatch_floating(grad.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* pg = data<T>(grad);
+    T* po = data<T>(out);
+    for (int64_t k = 0; k < K; ++k) {
+      if (pi[k] == padding_idx) {
+        continue;
+      }
+      const T* src = pg + k * D;
+      T* dst = po + pi[k] * D;
+      if (row_scale.empty()) {
+        for (int64_t d = 0; d < D; ++d) {
+          dst[d] += src[d];
+        }
+      } else {
+        T s = static_cast<T>(row_scale[static_cast<std::size_t>(k)]);
+        for (int64_t d = 0; d < D; ++d) {
+          dst[d] += src[d] * s;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace npgrad::kernels
+
+namespace npgrad::kernels {
+
+void layer_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t M,
+    int64_t N,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias) {
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* pg = data<T>(grad);
+    const T* px = data<T>(x);
+    const T* pm = data<T>(mean);
+    const T* pr = data<T>(rstd);
+    const T* pw = weight.defined() ? data<T>(weight) : nullptr;
+    T* pdx = dx.defined() ? data<T>(dx) : nullptr;
+    std::vector<T> dw(dweight.defined() ? N : 0, T(0));
+    std::vector<T> db(dbias.defined() ? N : 0, T(0));
+    std::vector<T> xhat(static_cast<std::size_t>(N));
+    std::vector<T> gw(static_cast<std::size_t>(N));
+    T inv_n = N > 0 ? T(1) / static_cast<T>(N) : T(0);
+    for (int64_t m = 0; m < M; ++m) {
+      const T* g = pg + m * N;
+      const T* row = px + m * N;
+      T mu = pm[m];
+      T r = pr[m];
+      T sum_gw = 0;
+      T sum_gw_xhat = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        xhat[n] = (row[n] - mu) * r;
+        gw[n] = pw ? g[n] * pw[n] : g[n];
+        sum_gw += gw[n];
+        sum_gw_xhat += gw[n] * xhat[n];
+      }
+      if (pdx) {
+        T a = sum_gw * inv_n;
+        T b = sum_gw_xhat * inv_n;
+        T* out = pdx + m * N;
+        for (int64_t n = 0; n < N; ++n) {
+          out[n] = r * (gw[n] - a - xhat[n] * b);
+        }
+      }
+      if (!dw.empty()) {
+        for (int64_t n = 0; n < N; ++n) {
+          dw[n] += g[n] * xhat[n];
+        }
+      }
+      if (!db.empty()) {
+        for (int64_t n = 0; n < N; ++n) {
+          db[n] += g[n];
+        }
+      }
+    }
+    if (!dw.empty()) {
+      std::copy(dw.begin(), dw.end(), data<T>(dweight));
+    }
+    if (!db.empty()) {
+      std::copy(db.begin(), db.end(), data<T>(dbias));
+    }
+  });
+}
+
+}  // namespace npgrad::kernels
+
+namespace npgrad::kernels {
+
+void row_softmax(
+    const Tensor& scores,
+    int64_t M,
+    int64_t N,
+    const Tensor& probs,
+    const Tensor& lse) {
+  dispatch_floating(scores.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* ps = data<T>(scores);
+    T* pp = data<T>(probs);
+    T* pl = data<T>(lse);
+    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+    for (int64_t m = 0; m < M; ++m) {
+      const T* row = ps + m * N;
+      T* out = pp + m * N;
+      T mx = kNegInf;
+      for (int64_t n = 0; n < N; ++n) {
+        mx = row[n] > mx ? row[n] : mx;
+      }
+      if (mx == kNegInf) {
+        std::fill(out, out + N, T(0));
+        pl[m] = kNegInf;
+        continue;
+      }
+      T s = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        out[n] = std::exp(row[n] - mx);
+        s += out[n];
+      }
+      T inv = T(1) / s;
+      for (int64_t n = 0; n < N; ++n) {
+        out[n] *= inv;
+      }
+      pl[m] = mx + std::log(s);
+    }
+  });
+}
+
+}  // namespace npgrad::kernels

@@ -1,0 +1,99 @@
+#pragma once
+// Loops of the normalizations and of embedding's backward over contiguous
+// float32 / float64 buffers: one pass per statistic, no temporaries the
+// size of the input.
+
+#include <vector>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::kernels {
+
+/// x: contiguous, M rows of N elements. Fills mean[M] and
+/// rstd[M] = 1 / sqrt(biased variance + eps), in x's dtype.
+void row_moments(
+    const Tensor& x,
+    int64_t M,
+    int64_t N,
+    double eps,
+    const Tensor& mean,
+    const Tensor& rstd);
+
+/// out[m, n] = (x[m, n] - mean[m]) * rstd[m] * weight[n] + bias[n]; weight
+/// and bias may be undefined (1 and 0). All contiguous, of x's dtype.
+void layer_norm_apply(
+    const Tensor& x,
+    int64_t M,
+    int64_t N,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    const Tensor& bias,
+    const Tensor& out);
+
+/// x: contiguous (N, C, HxW). Per channel, the mean and biased variance
+/// over N and HxW (float64).
+void channel_moments(
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    std::vector<double>& mean,
+    std::vector<double>& var);
+
+/// out[n, c, :] = (x[n, c, :] - center[k]) * scale[k] + shift[k] with
+/// k = n * C + c (vectors of N * C entries), or k = c (C entries).
+void channel_affine(
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    const std::vector<double>& center,
+    const std::vector<double>& scale,
+    const std::vector<double>& shift,
+    const Tensor& out);
+
+/// out[indices[k], :] += grad[k, :] * row_scale[k] for each k whose index
+/// is not padding_idx (row_scale empty: 1). grad contiguous (K, D),
+/// indices contiguous int64 (K), out contiguous (V, D) of grad's dtype.
+void embedding_accumulate(
+    const Tensor& grad,
+    const Tensor& indices,
+    int64_t padding_idx,
+    const std::vector<double>& row_scale,
+    const Tensor& out);
+
+}  // namespace npgrad::kernels
+
+namespace npgrad::kernels {
+
+/// The gradients of layer_norm over M rows of N elements, from grad: dx (if
+/// defined) = rstd * (gw - mean(gw) - xhat * mean(gw * xhat)) with
+/// gw = grad * weight, and dweight = sum over rows of grad * xhat, dbias =
+/// sum over rows of grad (each if defined). All contiguous, of x's dtype.
+void layer_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t M,
+    int64_t N,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias);
+
+}  // namespace npgrad::kernels
+
+namespace npgrad::kernels {
+
+/// Softmax of M contiguous rows of N scores into probs, and each row's
+/// logsumexp into lse[M]; a row of -inf only gets zeros (lse -inf).
+void row_softmax(
+    const Tensor& scores,
+    int64_t M,
+    int64_t N,
+    const Tensor& probs,
+    const Tensor& lse);
+
+}  // namespace npgrad::kernels

@@ -1,0 +1,128 @@
+// scaled_dot_product_attention (CPU flash): batched matmuls, a logsumexp
+// over the keys, and the recorded
+// ScaledDotProductFlashAttentionForCpuBackward0.
+#include "npgrad/ops/attention.h"
+
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/nodes/formula_helpers.h"
+#include "npgrad/autograd/nodes/normalization_nodes.h"
+#include "npgrad/kernels/kernels.h"
+#include "npgrad/kernels/normalization.h"
+#include "npgrad/ops/ops.h"
+#include "npgrad/ops/recording.h"
+#include "npgrad/util/error.h"
+
+namespace npgrad::ops {
+
+using namespace npgrad::autograd;
+
+namespace {
+
+// True above the diagonal of an (L, S) grid: the keys a query may not see.
+Tensor causal_mask(int64_t L, int64_t S) {
+  Tensor m = kernels::empty(Shape{L, S}, ScalarType::Bool);
+  auto* p = static_cast<bool*>(m.data_ptr());
+  for (int64_t i = 0; i < L; ++i) {
+    for (int64_t j = 0; j < S; ++j) {
+      p[i * S + j] = j > i;
+    }
+  }
+  return m;
+}
+
+}  // namespace
+
+double attention_scale(const Tensor& query, std::optional<double> scale) {
+  return scale ? *scale
+               : 1.0 / std::sqrt(static_cast<double>(query.sizes().back()));
+}
+
+Tensor repeat_heads(const Tensor& t, int64_t heads) {
+  int64_t h = t.sizes()[1];
+  return h == heads ? t : repeat_interleave(t, heads / h, 1, std::nullopt);
+}
+
+Tensor attention_scores(
+    const Tensor& query,
+    const Tensor& key,
+    const Tensor& attn_mask,
+    bool is_causal,
+    double scale) {
+  Tensor k = repeat_heads(key, query.sizes()[1]);
+  Tensor scores = mul(matmul(query, transpose(k, -2, -1)), scalar(scale));
+  if (attn_mask.defined()) {
+    scores = add(scores, attn_mask);
+  }
+  if (is_causal) {
+    scores = masked_fill(
+        scores,
+        causal_mask(query.sizes()[2], key.sizes()[2]),
+        wrapped_scalar(
+            -std::numeric_limits<double>::infinity(), ScalarType::Float64));
+  }
+  return scores;
+}
+
+std::pair<Tensor, Tensor> attention_probs(const Tensor& scores) {
+  if (scores.dtype() == ScalarType::Float16) {
+    // float16 computes in float32 and rounds once, as torch's kernel.
+    auto [p, lse] = attention_probs(to_dtype(scores, ScalarType::Float32));
+    return {to_dtype(p, scores.dtype()), to_dtype(lse, scores.dtype())};
+  }
+  Tensor s = contiguous(scores);
+  int64_t N = s.sizes().back();
+  int64_t M = N > 0 ? s.numel() / N : 0;
+  Shape rows = s.sizes();
+  rows.pop_back();
+  Tensor probs = kernels::empty(s.sizes(), s.dtype());
+  Tensor lse = kernels::empty(rows, s.dtype());
+  kernels::row_softmax(s, M, N, probs, lse);
+  return {probs, lse};
+}
+
+std::pair<Tensor, Tensor> scaled_dot_product_flash_attention(
+    const Tensor& query,
+    const Tensor& key,
+    const Tensor& value,
+    const Tensor& attn_mask,
+    bool is_causal,
+    std::optional<double> scale) {
+  Tensor out, lse;
+  {
+    AutoGradMode no_grad(false);
+    // float16 computes in float32 and rounds the results once, as torch's.
+    ScalarType dt = query.dtype() == ScalarType::Float16 ? ScalarType::Float32
+                                                         : query.dtype();
+    Tensor q = to_dtype(query, dt);
+    Tensor scores = attention_scores(
+        q,
+        to_dtype(key, dt),
+        attn_mask.defined() ? to_dtype(attn_mask, dt) : attn_mask,
+        is_causal,
+        attention_scale(query, scale));
+    Tensor p;
+    std::tie(p, lse) = attention_probs(scores);
+    out = to_dtype(
+        matmul(p, repeat_heads(to_dtype(value, dt), query.sizes()[1])),
+        query.dtype());
+    lse = to_dtype(lse, query.dtype());
+  }
+  if (auto node = record<ScaledDotProductFlashAttentionForCpuBackward0>(
+          out, {&query, &key, &value})) {
+    node->is_causal = is_causal;
+    node->scale = scale;
+    node->query_ = SavedVariable(query, false);
+    node->key_ = SavedVariable(key, false);
+    node->value_ = SavedVariable(value, false);
+    node->attn_mask_ = SavedVariable(attn_mask, false);
+    node->output_ = SavedVariable(out, true);
+    node->logsumexp_ = SavedVariable(lse, false);
+  }
+  return {out, lse};
+}
+
+}  // namespace npgrad::ops

@@ -1,0 +1,53 @@
+#pragma once
+// The normalizations and embedding as torch's native ops: the forward
+// values from the loops of kernels/normalization.h, the nodes of
+// autograd/nodes/normalization_nodes.h.
+
+#include <tuple>
+
+#include "npgrad/tensor/tensor.h"
+
+namespace npgrad::ops {
+
+/// (output, mean, rstd); weight and bias may be undefined.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(
+    const Tensor& input,
+    const Shape& normalized_shape,
+    const Tensor& weight,
+    const Tensor& bias,
+    double eps);
+
+/// (output, mean (N, group), rstd (N, group)).
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    double eps);
+
+/// (output, save_mean, save_invstd); in training the running statistics (if
+/// defined) are updated in place, with the unbiased variance; as torch's
+/// kernel, that write leaves their version counters as they were.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& bias,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    bool training,
+    double momentum,
+    double eps);
+
+/// self + other for a Scalar other (AddBackward1): the dtype of self.
+Tensor add_scalar(const Tensor& self, double other);
+
+Tensor embedding(
+    const Tensor& weight,
+    const Tensor& indices,
+    int64_t padding_idx,
+    bool scale_grad_by_freq);
+
+}  // namespace npgrad::ops
