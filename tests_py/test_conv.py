@@ -13,6 +13,10 @@ import pytest
 
 from oracle import assert_same_error, assert_same_result, from_np, graph_desc, run_both, to_np
 
+# torch (and npgrad) note once per process that an even kernel under
+# padding='same' pads a copy of the input.
+pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths:UserWarning")
+
 RNG = np.random.default_rng(0)
 
 
@@ -35,6 +39,9 @@ COMBINATIONS = [
     ("conv2d", (0, 2, 5, 5), (3, 2, 3, 3), True, {"padding": 1}),
     ("conv1d", (2, 4, 9), (4, 2, 3), True, {"stride": 2, "padding": 2, "dilation": 2, "groups": 2}),
     ("conv1d", (1, 2, 6), (2, 2, 3), False, {"padding": "same"}),
+    # an even kernel: the input padded by one more zero after it (ConstantPadNdBackward0)
+    ("conv2d", (1, 2, 5, 6), (3, 2, 2, 3), True, {"padding": "same"}),
+    ("conv1d", (2, 2, 7), (2, 1, 2), True, {"padding": "same", "dilation": 3, "groups": 2}),
     (
         "conv_transpose2d",
         (1, 4, 3, 4),
@@ -78,12 +85,13 @@ def test_values_and_gradients_match_torch(name, xs, ws, has_bias, kwargs):
     [
         lambda lib, x: lib.nn.functional.conv1d(x, lib.ones(3, 2, 2, dtype=x.dtype), stride=2),
         lambda lib, x: lib.nn.functional.conv2d(x.unsqueeze(0), lib.ones(1, 1, 2, 2, dtype=x.dtype), padding=1),
+        lambda lib, x: lib.nn.functional.conv2d(x.unsqueeze(0), lib.ones(1, 1, 2, 2, dtype=x.dtype), padding="same"),
         lambda lib, x: lib.nn.functional.conv_transpose1d(x, lib.ones(2, 3, 2, dtype=x.dtype) / 3),
         lambda lib, x: lib.nn.functional.conv_transpose2d(
             x.unsqueeze(0), lib.ones(1, 2, 1, 2, dtype=x.dtype), stride=(1, 2)
         ),
     ],
-    ids=["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"],
+    ids=["conv1d", "conv2d", "conv2d_same_even", "conv_transpose1d", "conv_transpose2d"],
 )
 def test_unbatched_input_records_torchs_graph(call):
     data = _arr(2, 4)

@@ -177,13 +177,20 @@ def test_promotion_values_match_torch(expr, build, expected):
 def test_op_forward_and_backward_match_torch(op):
     (out, grads), (t_out, t_grads) = run_both(lambda lib: _forward_backward(lib, op))
     assert type(out.grad_fn).__name__ == type(t_out.grad_fn).__name__ == op.node
-    _close(out, t_out)
+    # A convolution sums many float16 products, each library in its own order
+    # and blocking (npgrad in float32, rounded once): two ulps apart at most.
+    conv = op.node == "ConvolutionBackward0"
+    if conv:
+        _close(out, t_out, rtol=4e-3, atol=4e-3)
+    else:
+        _close(out, t_out)
     assert len(grads) == len(t_grads)
     for g, t in zip(grads, t_grads):
         assert dtype_name(g.dtype) == "float16"
         # tanh's, sigmoid's and exp's forward values come from different libms
         # (test_fused_backward_formulas_round_as_torch compares the formulas).
-        _close(g, t, rtol=1e-3, atol=1e-3)
+        tol = 4e-3 if conv else 1e-3
+        _close(g, t, rtol=tol, atol=tol)
 
 
 # torch's backward kernel for each op, called on npgrad's own forward result (the

@@ -1605,6 +1605,23 @@ def _check_conv_input(fn: str, input: Tensor, nd: int) -> bool:
     return input.dim() == nd + 1
 
 
+_same_padding_warned = False
+
+
+def _warn_same_padding_copy_once() -> None:
+    """torch's once-per-process note that an even kernel under ``padding='same'``
+    pads a copy of the input."""
+    global _same_padding_warned
+    if not _same_padding_warned:
+        _same_padding_warned = True
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy of "
+            "the input be created",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def _conv(
     fn: str,
     nd: int,
@@ -1619,6 +1636,7 @@ def _conv(
     unbatched = _check_conv_input(fn, input, nd)
     strides = _conv_arg(fn, "stride", stride, nd, True)
     dilations = _conv_arg(fn, "dilation", dilation, nd, True)
+    extra_pad: list[int] = []
     if isinstance(padding, str):
         if padding == "valid":
             pads = [0] * nd
@@ -1632,18 +1650,21 @@ def _conv(
                 if len(dilations) == 1:
                     dilations = dilations * nd
                 totals = [d * (k - 1) for d, k in zip(dilations, kernel)]
-                if any(t % 2 for t in totals):
-                    raise NotImplementedError(
-                        f"{fn}: padding='same' with an even dilated kernel size needs an asymmetric zero "
-                        "padding of the input (torch's constant_pad_nd), which npgrad does not have yet"
-                    )
                 pads = [t // 2 for t in totals]
+                # An even dilated kernel needs one more zero after the input than
+                # before it: as torch, the input is padded first (constant_pad_nd,
+                # last dim first) and the convolution pads symmetrically.
+                if any(t % 2 for t in totals):
+                    extra_pad = [x for t in reversed(totals) for x in (0, t % 2)]
+                    _warn_same_padding_copy_once()
         else:
             raise RuntimeError(f"Invalid padding string: '{padding}'")
     else:
         pads = _conv_arg(fn, "padding", padding, nd, True)
     if unbatched:
         input = input.unsqueeze(0)
+    if extra_pad:
+        input = _nn.constant_pad_nd(input, extra_pad, 0.0)
     out = _C._conv_function(input, weight, bias, strides, pads, dilations, False, [0] * nd, groups)
     return out.squeeze(0) if unbatched else out
 
