@@ -1,10 +1,12 @@
-"""``npgrad.nn.functional``: torch's activation functions, softmaxes and dropouts.
+"""``npgrad.nn.functional``: torch's activations, softmaxes, dropouts, ``linear``,
+convolutions, pooling, padding, norms, embedding, attention and losses.
 
 Each records torch's graph: its own backward node (``LeakyReluBackward0``,
-``GeluBackward0``, ...) from the activation table (``npgrad._C._nn``), or, where
-torch's function is a composite, the nodes of the ops it is made of (``selu``
-records ``EluBackward0``, ``softsign`` a ``DivBackward0``, ``dropout`` a
-``MulBackward0`` with the scaled mask).
+``ConvolutionBackward0``, ``NativeLayerNormBackward0``, ``NllLossBackward0``, ...)
+from a native op (``npgrad._C._nn``), or, where torch's function is a composite, the
+nodes of the ops it is made of (``selu`` records ``EluBackward0``, ``softsign`` a
+``DivBackward0``, ``dropout`` a ``MulBackward0`` with the scaled mask,
+``cross_entropy`` a ``NllLossBackward0`` over a ``LogSoftmaxBackward0``).
 
 >>> import npgrad as torch
 >>> import npgrad.nn.functional as F
