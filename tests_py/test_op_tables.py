@@ -203,11 +203,14 @@ def test_binary_op_other_argument_errors(ng: Any, op: dict[str, Any]) -> None:
             getattr(ng, name)(x, None)
         with pytest.raises(TypeError) as method_error:
             getattr(x, name)("a")
-        assert str(function_error.value) == (
+        # torch lists its overloads in order; remainder has a third one,
+        # (Number self, Tensor other), that npgrad does not have.
+        message = str(function_error.value)
+        assert message.startswith(
             f"{name}() received an invalid combination of arguments - got (Tensor, NoneType), but expected one of:\n"
             " * (Tensor input, Tensor other, *, Tensor out = None)\n"
-            " * (Tensor input, Number other, *, Tensor out = None)\n"
         )
+        assert message.endswith(" * (Tensor input, Number other, *, Tensor out = None)\n")
         assert str(method_error.value).startswith(
             f"{name}() received an invalid combination of arguments - got (str), but expected one of:\n"
             " * (Tensor other)\n"
