@@ -34,6 +34,28 @@ void ConvolutionBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor grad = g[0];
   Tensor x = input_.unpack();
   Tensor w = weight_.unpack();
+  // float16 computes in float32 and rounds each gradient once, as the forward
+  // does: the formulas below chain a matmul with col2im's sums (or a matmul per
+  // sample with their sum), which in float16 would round at every step.
+  ScalarType dtype = grad.dtype();
+  if (dtype == ScalarType::Float16) {
+    variable_list wide = {to_dtype(g[0], ScalarType::Float32)};
+    x = to_dtype(x, ScalarType::Float32);
+    w = to_dtype(w, ScalarType::Float32);
+    compute_in(wide, x, w, out);
+    for (Tensor& t : out) {
+      if (t.defined()) {
+        t = to_dtype(t, dtype);
+      }
+    }
+    return;
+  }
+  compute_in(g, x, w, out);
+}
+
+void ConvolutionBackward0::compute_in(
+    const variable_list& g, Tensor x, Tensor w, variable_list& out) {
+  Tensor grad = g[0];
   bool one_d = grad.dim() == 3;
   Shape st = with_height(stride, 1);
   Shape pad = with_height(padding, 0);

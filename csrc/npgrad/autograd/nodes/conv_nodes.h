@@ -34,6 +34,11 @@ struct ConvolutionBackward0 final : FormulaNode {
   bool transposed = false;
   int64_t groups = 1;
   SavedVariable input_, weight_;
+
+ private:
+  // The formulas, in the dtype of g (compute widens float16 to float32 first).
+  void compute_in(
+      const variable_list& g, Tensor x, Tensor w, variable_list& out);
 };
 
 /// im2col (unfold): its gradient is col2im of the gradient.
