@@ -126,11 +126,51 @@ def test_concat_dataset_and_subset(ng):
     assert isinstance(both_, d.ConcatDataset) and [both_[i] for i in range(6)] == [0, 1, 4, 0, 1, 4]
     expect(NotImplementedError, "Subclasses of Dataset should implement __getitem__.", d.Dataset().__getitem__, 0)
 
+    with pytest.raises(TypeError, match="abstract"):
+        d.IterableDataset()
+    assert isinstance(Stream() + d.TensorDataset(ng.ones(1)), d.ChainDataset)
+    chained = d.ChainDataset([d.TensorDataset(ng.ones(1))])
+    expect(AssertionError, "ChainDataset only supports IterableDataset", list, chained)
+    expect(AssertionError, "ChainDataset only supports IterableDataset", len, chained)
+
     sub = d.Subset(["a", "b", "c", "d"], [3, 1])
     assert (len(sub), sub[0], sub[-1]) == (2, "d", "b")
     tensor_sub = d.Subset(d.TensorDataset(ng.arange(4)), [2, 0])
     assert tensor_sub[[0, 1]][0].tolist() == [2, 0]  # a list of indices indexes the dataset once
     assert [b[0].tolist() for b in d.DataLoader(tensor_sub, batch_size=2)] == [[2, 0]]
+
+
+def test_subset_subclass_must_override_getitems(ng):
+    d = data(ng)
+
+    class Doubled(d.Subset):
+        def __getitem__(self, idx):
+            return 2 * super().__getitem__(idx)
+
+    with pytest.raises(NotImplementedError, match=r"^Doubled overrides __getitem__ but not __getitems__\. "):
+        Doubled([1, 2], [0])
+
+
+def test_stack_dataset(ng, torch_ref):
+    def run(lib):
+        d = data(lib)
+        pairs = d.StackDataset(d.TensorDataset(lib.arange(3)), ["a", "b", "c"])
+        named = d.StackDataset(x=d.Subset([5, 6, 7], [2, 1, 0]), y=[0.5, 1.5, 2.5])
+        return (
+            pairs[1],
+            named[0],
+            len(named),
+            list(d.DataLoader(pairs, batch_size=2)),
+            list(d.DataLoader(named, batch_size=3)),
+        )
+
+    got, want = both(ng, torch_ref, run)
+    assert got == want
+    d = data(ng)
+    expect(ValueError, "Size mismatch between datasets", d.StackDataset, [1], [1, 2])
+    expect(ValueError, "At least one dataset should be passed", d.StackDataset)
+    with pytest.raises(ValueError, match="but both types are given"):
+        d.StackDataset([1], y=[1])
 
 
 @pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.3, 0.4], [0.5, 0.5], [1.0], [0.1, 0.1, 0.8]])

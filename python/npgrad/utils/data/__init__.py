@@ -14,7 +14,16 @@ from __future__ import annotations
 
 from ._utils.collate import default_collate, default_convert
 from .dataloader import DataLoader, get_worker_info
-from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    StackDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -34,6 +43,7 @@ __all__ = [
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
+    "StackDataset",
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",

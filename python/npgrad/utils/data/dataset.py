@@ -26,6 +26,7 @@ __all__ = [
     "ConcatDataset",
     "Dataset",
     "IterableDataset",
+    "StackDataset",
     "Subset",
     "TensorDataset",
     "random_split",
@@ -55,9 +56,10 @@ class Dataset(Generic[T_co]):
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset[T_co]):
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
     """A dataset of samples produced by ``__iter__`` (a stream), for data that
-    cannot be indexed. A ``DataLoader`` over it takes no sampler and no
+    cannot be indexed; an abstract class (a subclass without ``__iter__``
+    cannot be instantiated). A ``DataLoader`` over it takes no sampler and no
     shuffle; ``a + b`` chains two of them.
 
     >>> from npgrad.utils.data import DataLoader, IterableDataset
@@ -71,9 +73,6 @@ class IterableDataset(Dataset[T_co]):
     >>> list(Count(2) + Count(3))
     [0, 1, 0, 1, 2]
     """
-
-    def __iter__(self) -> Iterator[T_co]:
-        raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
 
     def __add__(self, other: Dataset[T_co]) -> ChainDataset:  # type: ignore[override]
         return ChainDataset([self, other])
@@ -144,30 +143,86 @@ class ConcatDataset(Dataset[T_co]):
 
 
 class ChainDataset(IterableDataset[Any]):
-    """The chaining of iterable datasets: their samples one stream after the
-    other (what ``a + b`` of two ``IterableDataset``s gives).
+    """The chaining of ``IterableDataset``s: their samples one stream after the
+    other (what ``a + b`` of two of them gives). Anything else in
+    ``datasets`` raises ``AssertionError`` when reached.
 
-    >>> from npgrad.utils.data import ChainDataset
-    >>> list(ChainDataset([range(2), range(3)]))
-    [0, 1, 0, 1, 2]
+    >>> from npgrad.utils.data import ChainDataset, IterableDataset
+    >>> class Count(IterableDataset):
+    ...     def __init__(self, n):
+    ...         self.n = n
+    ...     def __iter__(self):
+    ...         return iter(range(self.n))
+    ...     def __len__(self):
+    ...         return self.n
+    >>> chained = ChainDataset([Count(2), Count(3)])
+    >>> list(chained), len(chained)
+    ([0, 1, 0, 1, 2], 5)
     """
 
-    def __init__(self, datasets: Iterable[Any]) -> None:
+    def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:
         self.datasets = datasets
 
-    def __iter__(self) -> Iterator[Any]:
+    def _each(self) -> Iterator[Any]:
         for d in self.datasets:
-            if isinstance(d, Dataset) and not isinstance(d, IterableDataset):
+            if not isinstance(d, IterableDataset):
                 raise AssertionError("ChainDataset only supports IterableDataset")
+            yield d
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self._each():
             yield from d
 
     def __len__(self) -> int:
-        total = 0
-        for d in self.datasets:
-            if isinstance(d, Dataset) and not isinstance(d, IterableDataset):
-                raise AssertionError("ChainDataset only supports IterableDataset")
-            total += len(d)
-        return total
+        return sum(len(d) for d in self._each())
+
+
+class StackDataset(Dataset[Any]):
+    """Datasets of equal length side by side: sample ``i`` is the tuple of
+    their samples ``i`` (datasets given as arguments) or the dict of them
+    (given as keywords).
+
+    >>> from npgrad.utils.data import StackDataset
+    >>> StackDataset([1, 2], ["a", "b"])[1], StackDataset(x=[1, 2], y=["a", "b"])[0]
+    ((2, 'b'), {'x': 1, 'y': 'a'})
+    """
+
+    datasets: tuple[Any, ...] | dict[str, Any]
+
+    def __init__(self, *args: Dataset[Any], **kwargs: Dataset[Any]) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                "but both types are given."
+            )
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])  # type: ignore[arg-type]
+        if any(len(d) != self._length for d in parts):  # type: ignore[arg-type]
+            raise ValueError("Size mismatch between datasets")
+        self.datasets = args or kwargs
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        # Each part fetched as a batch when it can be (its __getitems__).
+        named = self.datasets.items() if isinstance(self.datasets, dict) else enumerate(self.datasets)
+        columns = {}
+        for key, d in named:
+            getitems = getattr(d, "__getitems__", None)
+            column = getitems(indices) if callable(getitems) else [d[i] for i in indices]
+            if len(column) != len(indices):
+                raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got {len(column)}")
+            columns[key] = column
+        rows = [{k: c[j] for k, c in columns.items()} for j in range(len(indices))]
+        return rows if isinstance(self.datasets, dict) else [tuple(r.values()) for r in rows]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset[T_co]):
@@ -186,6 +241,17 @@ class Subset(Dataset[T_co]):
     def __init__(self, dataset: Dataset[T_co], indices: Sequence[int]) -> None:
         self.dataset = dataset
         self.indices = indices
+        if type(self).__getitem__ is not Subset.__getitem__ and type(self).__getitems__ is Subset.__getitems__:
+            # The DataLoader would fetch batches through the inherited
+            # __getitems__, bypassing the subclass's __getitem__ (torch's check).
+            raise NotImplementedError(
+                f"{type(self).__name__} overrides __getitem__ but not __getitems__. "
+                "When subclassing Subset and overriding __getitem__, you must also override "
+                "__getitems__ to ensure DataLoader works correctly with your custom logic. "
+                "A simple implementation:\n\n"
+                "def __getitems__(self, indices):\n"
+                "    return [self.__getitem__(idx) for idx in indices]"
+            )
 
     def __getitem__(self, idx: Any) -> Any:
         if isinstance(idx, list):
