@@ -42,6 +42,9 @@ MODULES = (
     "npgrad.utils.hooks",
     "npgrad.utils.dlpack",
     "npgrad.utils.viz",
+    "npgrad.utils.data",
+    "npgrad.serialization",
+    "npgrad.utils.safetensors",
 )
 
 

@@ -345,3 +345,10 @@ from ._C import convolution  # noqa: E402
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
+# npgrad.utils.data (as torch.utils.data, there after `import torch`), and
+# save/load.
+from . import serialization  # noqa: E402, F401
+from .serialization import load, save  # noqa: E402
+from .utils import data as _utils_data  # noqa: E402, F401
+
+__all__ += ["load", "save"]
