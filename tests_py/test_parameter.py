@@ -69,6 +69,7 @@ def test_graph_hands_back_the_parameter(ng):
 def test_parameter_repr_ops_and_defaults(ng):
     p = ng.nn.Parameter(ng.ones(2))
     assert repr(p) == "Parameter containing:\ntensor([1., 1.], requires_grad=True)"
+    assert str(p) == f"{p}" == repr(p)  # print(model.weight) shows the same
     assert repr(ng.nn.Parameter()) == "Parameter containing:\ntensor([], requires_grad=True)"
     q = ng.nn.Parameter(ng.ones(2, dtype=ng.int64), requires_grad=False)
     assert repr(q) == "Parameter containing:\ntensor([1, 1])"

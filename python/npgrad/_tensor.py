@@ -328,7 +328,9 @@ Tensor.register_hook = register_hook  # type: ignore[method-assign]
 Tensor.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook  # type: ignore[method-assign]
 PLAIN_REPR_TYPES.add(Tensor)
 Tensor.__repr__ = tensor_repr  # type: ignore[method-assign]
-Tensor.__str__ = tensor_repr  # type: ignore[method-assign]
+# str() is repr() as for any Python object, so a subclass's own __repr__
+# (Parameter's "Parameter containing:") also serves print().
+Tensor.__str__ = lambda self: type(self).__repr__(self)  # type: ignore[method-assign]
 Tensor.backward = _backward  # type: ignore[method-assign]
 Tensor.size = _size  # type: ignore[method-assign]
 Tensor.shape = property(lambda self: Size(self._shape))  # type: ignore[method-assign,assignment]
