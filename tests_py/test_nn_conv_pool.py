@@ -210,6 +210,10 @@ def test_padding_layers_match_torch(build, shape):
         lambda nn, t: nn.CircularPad2d(1)(t.ones(3, 3)),
         lambda nn, t: nn.ReflectionPad1d(3)(t.ones(1, 3)),
         lambda nn, t: nn.ReplicationPad2d(1)(t.ones(3, 3)),
+        lambda nn, t: nn.ReplicationPad2d(1)(t.ones(3)),
+        lambda nn, t: t.nn.functional.pad(t.ones(3), (1, 1, 1), mode="bogus", value=1.0),
+        lambda nn, t: t.nn.functional.pad(t.ones(3), (1, 1, 1, 1), mode="reflect", value=1.0),
+        lambda nn, t: t.nn.functional.pad(t.ones(3), (1, 1), mode="reflect", value=1.0),
     ],
 )
 def test_padding_errors(call):
