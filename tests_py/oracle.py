@@ -229,3 +229,76 @@ def run_in_threads(target: Callable[[int], Any], n: int, timeout: float = 120.0)
         assert not t.is_alive(), "a thread hung"
     if errors:
         raise errors[0]
+
+
+# ----------------------------------------------------------------------------------
+# Modules against torch's
+
+
+def _floats(out: Any) -> list[Any]:
+    """The floating-point tensors of a module's output (a tensor or a tuple)."""
+    items = out if isinstance(out, (tuple, list)) else [out]
+    return [t for t in items if is_tensor(t) and t.dtype.is_floating_point]
+
+
+def assert_module_matches_torch(
+    build: Callable[[Any], Any],
+    inputs: list[np.ndarray],
+    forward: Callable[..., Any] | None = None,
+    requires_grad: list[bool] | None = None,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+) -> tuple[Any, Any]:
+    """``build(lib)`` in torch and in the library under test; torch's state dict is
+    loaded into the other (so both hold torch's initial values), then both run
+    ``forward(module, *inputs)`` (default ``module(*inputs)``; the inputs flagged in
+    ``requires_grad``, by default the float ones, require grad) and backward a fixed random weighting of their float outputs. Checks the
+    repr, the parameter and buffer names, shapes and dtypes, the outputs, the
+    gradients of the inputs and of every parameter, and the state dict after the
+    call (running statistics). Returns ``(module, torch module)``."""
+    torch = torch_or_skip()
+    ref = build(torch)
+    mod = build(lib())
+    assert repr(mod) == repr(ref)
+    assert list(mod.state_dict()) == list(ref.state_dict())
+    for (name, got), (ref_name, want) in zip(
+        [*mod.named_parameters(), *mod.named_buffers()], [*ref.named_parameters(), *ref.named_buffers()]
+    ):
+        assert name == ref_name and tuple(got.shape) == tuple(want.shape)
+        assert dtype_name(got.dtype) == dtype_name(want.dtype)
+    mod.load_state_dict({k: from_np(lib(), to_np(v)) for k, v in ref.state_dict().items()})
+    rng = np.random.default_rng(7)
+    results = []
+    for lib_, m in ((lib(), mod), (torch, ref)):
+        flags = requires_grad if requires_grad is not None else [a.dtype.kind == "f" for a in inputs]
+        xs = [from_np(lib_, a, requires_grad=flag) for a, flag in zip(inputs, flags)]
+        out = forward(m, *xs) if forward is not None else m(*xs)
+        total = None
+        for t in _floats(out):
+            weighted = (t * from_np(lib_, rng.standard_normal(tuple(t.shape)).astype(to_np(t).dtype))).sum()
+            total = weighted if total is None else total + weighted
+        rng = np.random.default_rng(7)  # the same weights for torch
+        if total is not None and total.requires_grad:
+            total.backward()
+        results.append(
+            (
+                [to_np(t) for t in (out if isinstance(out, (tuple, list)) else [out])],
+                [None if x.grad is None else to_np(x.grad) for x in xs],
+                {n: None if p.grad is None else to_np(p.grad) for n, p in m.named_parameters()},
+                {k: to_np(v) for k, v in m.state_dict().items()},
+            )
+        )
+    (out, grads, pgrads, state), (ref_out, ref_grads, ref_pgrads, ref_state) = results
+    for a, b in [*zip(out, ref_out), *zip(grads, ref_grads)]:
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype == b.dtype
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=atol)
+    assert len(out) == len(ref_out) and list(pgrads) == list(ref_pgrads) and list(state) == list(ref_state)
+    for name in ref_pgrads:
+        assert (pgrads[name] is None) == (ref_pgrads[name] is None), name
+        if ref_pgrads[name] is not None:
+            np.testing.assert_allclose(pgrads[name], ref_pgrads[name], rtol=rtol, atol=atol, err_msg=name)
+    for name in ref_state:
+        np.testing.assert_allclose(state[name], ref_state[name], rtol=rtol, atol=atol, err_msg=name)
+    return mod, ref

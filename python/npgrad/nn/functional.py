@@ -1480,13 +1480,19 @@ def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = N
             )
     if mode == "constant":
         return _nn.constant_pad_nd(input, list(pad), 0.0 if value is None else value)  # type: ignore[no-any-return]
-    if value is not None and value != 0:
-        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
-    if len(pad) % 2 != 0:
-        raise RuntimeError("Padding length must be divisible by 2")
+    # torch's order: the mode, the length, then the value.
     if mode not in ("reflect", "replicate", "circular"):
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if len(pad) % 2 != 0:
+        raise RuntimeError("Padding length must be divisible by 2")
     ndim = input.dim()
+    if len(pad) > 2 * ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but got padding length "
+            f"{len(pad)} and input of dimension {ndim}"
+        )
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if len(pad) not in (2, 4, 6) or not len(pad) // 2 + 1 <= ndim <= len(pad) // 2 + 2:
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n{_PAD_SIZES}")
     return _index_pad(input, pad, mode)

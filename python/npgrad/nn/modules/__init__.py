@@ -8,13 +8,33 @@ True
 
 from __future__ import annotations
 
-from . import activation, container, dropout, flatten, linear
+from . import (
+    activation,
+    batchnorm,
+    container,
+    conv,
+    dropout,
+    flatten,
+    instancenorm,
+    linear,
+    loss,
+    padding,
+    pooling,
+    sparse,
+)
 from .activation import *  # noqa: F403
+from .batchnorm import *  # noqa: F403
 from .container import *  # noqa: F403
+from .conv import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .instancenorm import *  # noqa: F403
 from .linear import *  # noqa: F403
+from .loss import *  # noqa: F403
 from .module import Module
+from .padding import *  # noqa: F403
+from .pooling import *  # noqa: F403
+from .sparse import *  # noqa: F403
 
 __all__ = [
     "Module",
@@ -23,4 +43,11 @@ __all__ = [
     *dropout.__all__,
     *flatten.__all__,
     *linear.__all__,
+    *conv.__all__,
+    *pooling.__all__,
+    *batchnorm.__all__,
+    *instancenorm.__all__,
+    *sparse.__all__,
+    *loss.__all__,
+    *padding.__all__,
 ]
