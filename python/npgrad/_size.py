@@ -9,6 +9,11 @@ class Size(tuple):  # type: ignore[type-arg]
     def __repr__(self) -> str:
         return f"torch.Size({list(self)})"
 
+    def __getitem__(self, key):  # type: ignore[no-untyped-def]
+        # A slice of a Size is a Size, as in torch.
+        item = super().__getitem__(key)
+        return Size(item) if isinstance(key, slice) else item
+
     def numel(self) -> int:
         n = 1
         for s in self:

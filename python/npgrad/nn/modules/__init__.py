@@ -8,13 +8,15 @@ True
 
 from __future__ import annotations
 
-from . import activation, container, dropout, flatten, linear
+from . import activation, container, dropout, flatten, linear, normalization, transformer
 from .activation import *  # noqa: F403
 from .container import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .module import Module
+from .normalization import *  # noqa: F403
+from .transformer import *  # noqa: F403
 
 __all__ = [
     "Module",
@@ -23,4 +25,6 @@ __all__ = [
     *dropout.__all__,
     *flatten.__all__,
     *linear.__all__,
+    *normalization.__all__,
+    *transformer.__all__,
 ]
