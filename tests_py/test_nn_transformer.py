@@ -477,3 +477,15 @@ def test_sdpa_math_path_errors(ng, torch_ref):
             lib.zeros(2, 3, 4), lib.zeros(2, 3, 4), lib.zeros(2, 3, 4), lib.zeros(3, 3), is_causal=True
         )
     )
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_encoder_layer_inference_matches_torch_fused_path(ng, torch_ref, norm_first):
+    # In eval mode without grad torch runs its fused encoder layer; same values.
+    def prog(lib):
+        m = _twins(torch_ref, lib, lambda lib: _enc_layer(lib, batch_first=True, norm_first=norm_first)).eval()
+        with lib.no_grad():
+            return to_np(m(from_np(lib, _seq_first(X, True)), src_key_padding_mask=_mask(lib, "kpm", 4, 4)))
+
+    got, expected = run_both(prog)
+    assert_close(got, expected, rtol=1e-7, atol=1e-9)
