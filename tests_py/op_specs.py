@@ -1399,6 +1399,32 @@ NORMALIZATION = [
     ),
 ]
 
+
+def _mha(lib: Any, q: Any, w: Any, b: Any, out_w: Any, kv: Any = None, **kw: Any) -> Any:
+    """F.multi_head_attention_forward with 2 heads: self-attention of q, or q over kv."""
+    k = q if kv is None else kv
+    return _F(lib).multi_head_attention_forward(q, k, k, 4, 2, w, b, None, None, False, 0.0, out_w, None, **kw)
+
+
+# Multi-head attention (torch's composite) with explicit weights (need_weights):
+# the output and the weights averaged over the heads.
+TRANSFORMER = [
+    Op(
+        "F_multi_head_attention_forward",
+        lambda lib, q, w, b, out_w: _mha(lib, q, w, b, out_w)[0],
+        (R(3, 2, 4), R(12, 4), R(12), R(4, 4)),
+        "ViewBackward0",
+        ("_saved_self_sym_sizes",),
+    ),
+    Op(
+        "F_multi_head_attention_forward_weights_kv",
+        lambda lib, q, w, b, kv: _mha(lib, q, w, b, lib.eye(4, dtype=q.dtype), kv)[1],
+        (R(3, 2, 4), R(12, 4), R(12), R(5, 2, 4)),
+        "MeanBackward1",
+        ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes"),
+    ),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -1418,5 +1444,6 @@ ALL = (
     + POOLING
     + CONV
     + NORMALIZATION
+    + TRANSFORMER
 )
 # fmt: on

@@ -35,7 +35,7 @@ class RunsCode:
         self.path = path
 
     def __reduce__(self):
-        return (exec, (f"open({self.path!r}, 'w').write('ran')",))
+        return (exec, (f"with open({self.path!r}, 'w') as f: f.write('ran')",))
 
 
 def round_trip(ng, obj, **load_kwargs):

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor, _nn
-from .._creation import arange, ones_like, tensor, zeros
+from .._creation import arange, ones, ones_like, tensor, zeros, zeros_like
 from ..autograd.grad_mode import no_grad
 
 __all__ = [
@@ -2089,7 +2089,9 @@ def scaled_dot_product_attention(
 ) -> Tensor:
     """``softmax(query @ key.mT * scale + mask) @ value`` over 4-D ``(batch, heads,
     tokens, features)`` inputs, as torch's CPU flash kernel
-    (``ScaledDotProductFlashAttentionForCpuBackward0``). ``attn_mask`` is a bool mask
+    (``ScaledDotProductFlashAttentionForCpuBackward0``); other shapes and
+    ``dropout_p > 0`` (float32 and float64) take torch's math path, a composite of
+    matmul, softmax and dropout (fully masked rows give zeros). ``attn_mask`` is a bool mask
     (``False``: not attended) or an additive float mask; ``is_causal`` hides the keys
     after each query; ``key`` and ``value`` may have fewer heads than ``query``
     (grouped-query attention). ``scale`` defaults to ``1 / sqrt(features)``.
@@ -2119,17 +2121,406 @@ def scaled_dot_product_attention(
         and dropout_p == 0.0
         and query.dtype in (_C.float16, _C.float32, _C.float64)
     )
-    if not flash:
+    use_math = not flash and not enable_gqa and query.dtype in (_C.float32, _C.float64) and query.dim() >= 2
+    if not flash and not use_math:
         raise NotImplementedError(
-            "scaled_dot_product_attention: npgrad has torch's CPU flash path only (4-D floating "
-            "inputs with one feature size, dropout_p=0)"
+            "scaled_dot_product_attention: npgrad has torch's CPU flash path (4-D floating inputs with "
+            "one feature size, dropout_p=0) and its math path for float32/float64 without enable_gqa"
         )
     if attn_mask is not None and attn_mask.dtype == _C.bool:
         attn_mask = zeros(tuple(attn_mask.shape), dtype=query.dtype).masked_fill_(
             attn_mask.logical_not(), float("-inf")
         )
+    if use_math:
+        return _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale)
     return _C._scaled_dot_product_flash_attention(query, key, value, attn_mask, is_causal, scale)[0]
 
 
 # torch's C++ scalar type names in its sdpa messages.
 _TORCH_SCALAR_NAMES = {"torch.float32": "float", "torch.float64": "double", "torch.int64": "long int"}
+
+
+# ---- multi-head attention ----
+# torch's Python composite: the in-projection (linear), the heads as a batch,
+# then either the explicit weights (baddbmm, softmax, bmm: need_weights) or
+# scaled_dot_product_attention, and the out-projection; the same checks and
+# messages, and the masks made additive floats as torch's _canonical_mask.
+
+__all__ += ["multi_head_attention_forward"]  # noqa: PLE0604
+
+
+def _canonical_mask(
+    mask: Tensor | None,
+    mask_name: str,
+    other_type: Any,
+    other_name: str,
+    target_type: Any,
+    check_other: bool = True,
+) -> Tensor | None:
+    # A bool mask (True: not attended) as an additive float mask of target_type.
+    if mask is None:
+        return None
+    is_float = mask.is_floating_point()
+    if mask.dtype != _C.bool and not is_float:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype != other_type:
+        warnings.warn(
+            f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both instead.",
+            stacklevel=3,
+        )
+    if not is_float:
+        mask = zeros_like(mask, dtype=target_type).masked_fill_(mask, float("-inf"))
+    return mask
+
+
+def _none_or_dtype(input: Tensor | None) -> Any:
+    if input is None:
+        return None
+    if isinstance(input, Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+
+def _mha_shape_check(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    key_padding_mask: Tensor | None,
+    attn_mask: Tensor | None,
+    num_heads: int,
+) -> bool:
+    # Whether the input is batched (3-D query) or not (2-D), after torch's checks.
+    if query.dim() == 3:
+        if key.dim() != 3 or value.dim() != 3:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key` and `value` to be 3-D"
+                f" but found {key.dim()}-D and {value.dim()}-D tensors respectively"
+            )
+        if key_padding_mask is not None and key_padding_mask.dim() != 2:
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D"
+                f" but found {key_padding_mask.dim()}-D tensor instead"
+            )
+        if attn_mask is not None and attn_mask.dim() not in (2, 3):
+            raise AssertionError(
+                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                f" but found {attn_mask.dim()}-D tensor instead"
+            )
+        return True
+    if query.dim() == 2:
+        if key.dim() != 2 or value.dim() != 2:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D"
+                f" but found {key.dim()}-D and {value.dim()}-D tensors respectively"
+            )
+        if key_padding_mask is not None and key_padding_mask.dim() != 1:
+            raise AssertionError(
+                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D"
+                f" but found {key_padding_mask.dim()}-D tensor instead"
+            )
+        if attn_mask is not None:
+            if attn_mask.dim() not in (2, 3):
+                raise AssertionError(
+                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                    f" but found {attn_mask.dim()}-D tensor instead"
+                )
+            expected = (num_heads, query.shape[0], key.shape[0])
+            if attn_mask.dim() == 3 and attn_mask.shape != expected:
+                raise AssertionError(f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}")
+        return False
+    raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D query tensor")
+
+
+def _split_packed(proj: Tensor, n: int, e: int) -> Tensor:
+    # (..., n * e) -> (n, ..., e), contiguous: torch's unflatten, unsqueeze,
+    # transpose, squeeze and contiguous.
+    return proj.unflatten(-1, (n, e)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+
+
+def _in_projection_packed(
+    q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
+    # One linear for self-attention, two when key is value, else three.
+    e = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = _split_packed(linear(q, w, b), 3, e)
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([e, e * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([e, e * 2])
+        kv = _split_packed(linear(k, w_kv, b_kv), 2, e)
+        return linear(q, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _in_projection(
+    q: Tensor,
+    k: Tensor,
+    v: Tensor,
+    w_q: Tensor,
+    w_k: Tensor,
+    w_v: Tensor,
+    b_q: Tensor | None = None,
+    b_k: Tensor | None = None,
+    b_v: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
+    # Separate projections, key and value of their own sizes.
+    eq, ek, ev = q.size(-1), k.size(-1), v.size(-1)
+    for name, w, shape in (("query", w_q, (eq, eq)), ("key", w_k, (eq, ek)), ("value", w_v, (eq, ev))):
+        if w.shape != shape:
+            raise AssertionError(f"expecting {name} weights shape of {shape}, but got {w.shape}")
+    for name, b in (("query", b_q), ("key", b_k), ("value", b_v)):
+        if b is not None and b.shape != (eq,):
+            raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {b.shape}")
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def _check_static(name: str, static: Tensor, rows: int, head_dim: int) -> None:
+    if static.size(0) != rows:
+        raise AssertionError(f"expecting {name}.size(0) of {rows}, but got {static.size(0)}")
+    if static.size(2) != head_dim:
+        raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.size(2)}")
+
+
+def multi_head_attention_forward(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    embed_dim_to_check: int,
+    num_heads: int,
+    in_proj_weight: Tensor | None,
+    in_proj_bias: Tensor | None,
+    bias_k: Tensor | None,
+    bias_v: Tensor | None,
+    add_zero_attn: bool,
+    dropout_p: float,
+    out_proj_weight: Tensor,
+    out_proj_bias: Tensor | None,
+    training: bool = True,
+    key_padding_mask: Tensor | None = None,
+    need_weights: bool = True,
+    attn_mask: Tensor | None = None,
+    use_separate_proj_weight: bool = False,
+    q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None,
+    v_proj_weight: Tensor | None = None,
+    static_k: Tensor | None = None,
+    static_v: Tensor | None = None,
+    average_attn_weights: bool = True,
+    is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """Multi-head attention of ``(L, N, E)`` queries over ``(S, N, E)`` keys and values
+    (or unbatched ``(L, E)``, ``(S, E)``): torch's composite. The inputs are projected
+    (packed ``in_proj_weight`` or the separate ``q/k/v_proj_weight``), split into
+    ``num_heads`` heads, attended with the masks (``key_padding_mask`` ``(N, S)``,
+    ``attn_mask`` ``(L, S)`` or ``(N * num_heads, L, S)``; bool: ``True`` is not
+    attended, float: added), and projected out. Returns ``(output, weights)``: with
+    ``need_weights`` the softmax weights are computed explicitly (averaged over the
+    heads when ``average_attn_weights``), otherwise ``scaled_dot_product_attention``
+    computes the output and the weights are ``None``.
+
+    >>> import npgrad as torch
+    >>> import npgrad.nn.functional as F
+    >>> x = torch.ones(2, 1, 4)
+    >>> w, b = torch.eye(4).repeat(3, 1), torch.zeros(12)
+    >>> out, weights = F.multi_head_attention_forward(
+    ...     x, x, x, 4, 2, w, b, None, None, False, 0.0, torch.eye(4), None)
+    >>> out.shape, weights
+    (torch.Size([2, 1, 4]), tensor([[[0.5000, 0.5000],
+             [0.5000, 0.5000]]]))
+    """
+    is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
+    if not is_batched:
+        # A batch of one at dim 1, squeezed off the results.
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(
+        key_padding_mask, "key_padding_mask", _none_or_dtype(attn_mask), "attn_mask", query.dtype
+    )
+    if is_causal and attn_mask is None:
+        raise RuntimeError(
+            "Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+            "method `generate_square_subsequent_mask` to create this mask."
+        )
+    if is_causal and key_padding_mask is None and not need_weights:
+        # scaled_dot_product_attention applies the causal mask itself.
+        attn_mask = None
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False  # the merged mask is no longer causal
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:
+            raise AssertionError(
+                f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}"
+            )
+    elif key.shape != value.shape:
+        raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
+
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = _in_projection(query, key, value, q_proj_weight, k_proj_weight, v_proj_weight, b_q, b_k, b_v)  # type: ignore[arg-type]
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            correct_2d_size = (tgt_len, src_len)
+            if attn_mask.shape != correct_2d_size:
+                raise RuntimeError(
+                    f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be {correct_2d_size}."
+                )
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            correct_3d_size = (bsz * num_heads, tgt_len, src_len)
+            if attn_mask.shape != correct_3d_size:
+                raise RuntimeError(
+                    f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be {correct_3d_size}."
+                )
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        if static_k is not None:
+            raise AssertionError("bias cannot be added to static key.")
+        if static_v is not None:
+            raise AssertionError("bias cannot be added to static value.")
+        # One more key and value per batch element, attended by every query.
+        k = _C.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = _C.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    elif bias_k is not None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    elif bias_v is not None:
+        raise AssertionError("bias_v is set but bias_k is None")
+
+    # The heads as batch elements: (N * num_heads, tokens, head_dim).
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    if static_k is None:
+        k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        _check_static("static_k", static_k, bsz * num_heads, head_dim)
+        k = static_k
+    if static_v is None:
+        v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    else:
+        _check_static("static_v", static_v, bsz * num_heads, head_dim)
+        v = static_v
+
+    if add_zero_attn:
+        zero_attn_shape = (bsz * num_heads, 1, head_dim)
+        k = _C.cat([k, zeros(zero_attn_shape, dtype=k.dtype)], dim=1)
+        v = _C.cat([v, zeros(zero_attn_shape, dtype=v.dtype)], dim=1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+
+    src_len = k.size(1)
+    if key_padding_mask is not None:
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(
+                f"Expected key_padded_mask.shape[1] to be {src_len}, but got {key_padding_mask.shape[1]}"
+            )
+        key_padding_mask = (
+            key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(bsz * num_heads, 1, src_len)
+        )
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        e = q.shape[-1]
+        q_scaled = q * math.sqrt(1.0 / float(e))
+        if is_causal and attn_mask is None:
+            raise AssertionError("FIXME: is_causal not implemented for need_weights")
+        if attn_mask is not None:
+            weights = _C.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            weights = _C.bmm(q_scaled, k.transpose(-2, -1))
+        weights = softmax(weights, dim=-1)
+        if dropout_p > 0.0:
+            weights = dropout(weights, p=dropout_p)
+        out = _C.bmm(weights, v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
+        out = linear(out, out_proj_weight, out_proj_bias)
+        out = out.view(tgt_len, bsz, out.size(1))
+        weights = weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            weights = weights.mean(dim=1)
+        if not is_batched:
+            return out.squeeze(1), weights.squeeze(0)
+        return out, weights
+
+    if attn_mask is not None:
+        # (1, L, S) broadcasts over batch and heads; else one mask per head.
+        if attn_mask.size(0) == 1 and attn_mask.dim() == 3:
+            attn_mask = attn_mask.unsqueeze(0)
+        else:
+            attn_mask = attn_mask.view(bsz, num_heads, -1, src_len)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
+    out = linear(out, out_proj_weight, out_proj_bias)
+    out = out.view(tgt_len, bsz, out.size(1))
+    return (out if is_batched else out.squeeze(1)), None
+
+
+def _sdpa_math(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None,
+    dropout_p: float,
+    is_causal: bool,
+    scale: float | None,
+) -> Tensor:
+    # torch's _scaled_dot_product_attention_math: query and key each scaled by
+    # sqrt(scale), the float mask added in place, a softmax whose fully masked
+    # rows are zeros (torch's _safe_softmax), dropout, and the product with value.
+    # torch records MulBackward1 and SafeSoftmaxBackward0 where npgrad records
+    # MulBackward0 and SoftmaxBackward0 (between MaskedFillBackward0 nodes when
+    # a row is fully masked); the values and gradients are the same.
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError(
+                "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
+            )
+        causal = ones(query.size(-2), key.size(-2), dtype=_C.bool).tril()
+        attn_mask = zeros(tuple(causal.shape), dtype=query.dtype).masked_fill_(causal.logical_not(), float("-inf"))
+    s = scale if scale is not None else 1.0 / math.sqrt(query.size(-1))
+    factor = math.sqrt(abs(s))
+    attn = _C.matmul(query * (-factor if s < 0 else factor), key.transpose(-2, -1) * factor)
+    if attn_mask is not None:
+        attn = attn.add_(attn_mask)
+    masked_rows = (attn == float("-inf")).all(-1, keepdim=True)
+    if bool(masked_rows.any()):
+        # Softmax of zeros there (finite, so no NaN reaches the gradients), then zeros.
+        weights = softmax(attn.masked_fill(masked_rows, 0.0), -1).masked_fill(masked_rows, 0.0)
+    else:
+        weights = softmax(attn, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, True)
+    return _C.matmul(weights, value)

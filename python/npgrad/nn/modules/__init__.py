@@ -18,9 +18,11 @@ from . import (
     instancenorm,
     linear,
     loss,
+    normalization,
     padding,
     pooling,
     sparse,
+    transformer,
 )
 from .activation import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
@@ -32,9 +34,11 @@ from .instancenorm import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import Module
+from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403
 
 __all__ = [
     "Module",
@@ -50,4 +54,6 @@ __all__ = [
     *sparse.__all__,
     *loss.__all__,
     *padding.__all__,
+    *normalization.__all__,
+    *transformer.__all__,
 ]

@@ -12,8 +12,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ... import _creation
 from ..._C import Tensor
 from .. import functional as F
+from ..init import constant_, xavier_normal_, xavier_uniform_
+from ..parameter import Parameter
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = [
@@ -475,3 +479,213 @@ class LogSoftmax(_SoftmaxBase):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+# ---- multi-head attention ----
+
+__all__ += ["MultiheadAttention"]  # noqa: PLE0604
+
+
+class MultiheadAttention(Module):
+    """Attention of ``num_heads`` heads over ``embed_dim`` features
+    (``F.multi_head_attention_forward``), as torch's: a packed ``in_proj_weight``
+    ``(3 * embed_dim, embed_dim)`` (separate ``q/k/v_proj_weight`` when ``kdim`` or
+    ``vdim`` differ), ``in_proj_bias``, ``out_proj`` and, with ``add_bias_kv``,
+    ``bias_k``/``bias_v``; inputs ``(L, N, E)`` or ``(N, L, E)`` with ``batch_first``.
+    Initialised as torch's (Xavier uniform weights, zero biases, Xavier normal
+    ``bias_k``/``bias_v``). torch's fused inference path is not taken; the results are
+    the same.
+
+    >>> import npgrad as torch
+    >>> mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+    >>> x = torch.ones(1, 3, 4)
+    >>> out, weights = mha(x, x, x)
+    >>> out.shape, weights.shape
+    (torch.Size([1, 3, 4]), torch.Size([1, 3, 3]))
+    >>> mha
+    MultiheadAttention(
+      (out_proj): NonDynamicallyQuantizableLinear(in_features=4, out_features=4, bias=True)
+    )
+    """
+
+    __constants__ = ["batch_first"]
+    bias_k: Tensor | None
+    bias_v: Tensor | None
+
+    def __init__(
+        self,
+        embed_dim: int,
+        num_heads: int,
+        dropout: float = 0.0,
+        bias: bool = True,
+        add_bias_kv: bool = False,
+        add_zero_attn: bool = False,
+        kdim: int | None = None,
+        vdim: int | None = None,
+        batch_first: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(
+                f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                f"num_heads={num_heads} instead"
+            )
+        factory = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(_creation.empty((embed_dim, embed_dim), **factory))
+            self.k_proj_weight = Parameter(_creation.empty((embed_dim, self.kdim), **factory))
+            self.v_proj_weight = Parameter(_creation.empty((embed_dim, self.vdim), **factory))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(_creation.empty((3 * embed_dim, embed_dim), **factory))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(_creation.empty(3 * embed_dim, **factory))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **factory)
+        if add_bias_kv:
+            self.bias_k = Parameter(_creation.empty((1, 1, embed_dim), **factory))
+            self.bias_v = Parameter(_creation.empty((1, 1, embed_dim), **factory))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        if self._qkv_same_embed_dim:
+            xavier_uniform_(self.in_proj_weight)
+        else:
+            xavier_uniform_(self.q_proj_weight)
+            xavier_uniform_(self.k_proj_weight)
+            xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            constant_(self.in_proj_bias, 0.0)
+            constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            xavier_normal_(self.bias_v)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # Pickles from before kdim/vdim are packed.
+        state.setdefault("_qkv_same_embed_dim", True)
+        super().__setstate__(state)
+
+    def forward(
+        self,
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        key_padding_mask: Tensor | None = None,
+        need_weights: bool = True,
+        attn_mask: Tensor | None = None,
+        average_attn_weights: bool = True,
+        is_causal: bool = False,
+    ) -> tuple[Tensor, Tensor | None]:
+        """``(output, weights)``: the attention output, shaped as ``query``, and with
+        ``need_weights`` the attention weights ``(N, L, S)`` (per head ``(N,
+        num_heads, L, S)`` unless ``average_attn_weights``), else ``None``.
+
+        >>> import npgrad as torch
+        >>> mha = torch.nn.MultiheadAttention(4, 1)
+        >>> x = torch.ones(2, 4)
+        >>> mask = torch.tensor([False, True])
+        >>> mha(x, x, x, key_padding_mask=mask)[1]
+        tensor([[1., 0.],
+                [1., 0.]], grad_fn=<SqueezeBackward1>)
+        """
+        key_padding_mask = F._canonical_mask(
+            key_padding_mask, "key_padding_mask", F._none_or_dtype(attn_mask), "attn_mask", query.dtype
+        )
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        is_batched = query.dim() == 3
+        if self.batch_first and is_batched:
+            # (N, L, E) -> (L, N, E), keeping which inputs are the same tensor.
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {}
+        if not self._qkv_same_embed_dim:
+            separate = {
+                "use_separate_proj_weight": True,
+                "q_proj_weight": self.q_proj_weight,
+                "k_proj_weight": self.k_proj_weight,
+                "v_proj_weight": self.v_proj_weight,
+            }
+        attn_output, attn_output_weights = F.multi_head_attention_forward(
+            query,
+            key,
+            value,
+            self.embed_dim,
+            self.num_heads,
+            self.in_proj_weight,
+            self.in_proj_bias,
+            self.bias_k,
+            self.bias_v,
+            self.add_zero_attn,
+            self.dropout,
+            self.out_proj.weight,
+            self.out_proj.bias,
+            training=self.training,
+            key_padding_mask=key_padding_mask,
+            need_weights=need_weights,
+            attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights,
+            is_causal=is_causal,
+            **separate,
+        )
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_output_weights
+        return attn_output, attn_output_weights
+
+    def merge_masks(
+        self, attn_mask: Tensor | None, key_padding_mask: Tensor | None, query: Tensor
+    ) -> tuple[Tensor | None, int | None]:
+        """torch's mask merge for its fused path: ``(mask, type)``, type 1 for a
+        ``(N, S)`` key padding mask alone, 2 for an attention mask expanded to ``(N,
+        num_heads, L, S)`` (plus the padding mask), ``None`` without masks.
+
+        >>> import npgrad as torch
+        >>> mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)
+        >>> mask, kind = mha.merge_masks(torch.zeros(3, 3), None, torch.ones(2, 3, 4))
+        >>> mask.shape, kind
+        (torch.Size([2, 2, 3, 3]), 2)
+        """
+        mask_type: int | None = None
+        merged_mask: Tensor | None = None
+        if key_padding_mask is not None:
+            mask_type = 1
+            merged_mask = key_padding_mask
+        if attn_mask is not None:
+            batch_size, seq_len, _ = query.shape
+            mask_type = 2
+            if attn_mask.dim() == 3:
+                expanded = attn_mask.view(batch_size, -1, seq_len, seq_len)
+            else:
+                expanded = attn_mask.view(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
+            merged_mask = expanded
+            if key_padding_mask is not None:
+                merged_mask = expanded + key_padding_mask.view(batch_size, 1, 1, seq_len).expand(
+                    -1, self.num_heads, -1, -1
+                )
+        return merged_mask, mask_type

@@ -101,3 +101,13 @@ class Linear(Module):
         'in_features=2, out_features=1, bias=False'
         """
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A ``Linear`` under another name: torch's ``MultiheadAttention.out_proj``, whose
+    class keeps torch's quantization tools from swapping it (npgrad has none).
+
+    >>> import npgrad as torch
+    >>> torch.nn.modules.linear.NonDynamicallyQuantizableLinear(2, 2)
+    NonDynamicallyQuantizableLinear(in_features=2, out_features=2, bias=True)
+    """
