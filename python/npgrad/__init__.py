@@ -345,3 +345,8 @@ from ._C import convolution  # noqa: E402
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
+# torch.functional's broadcasting helpers, at the top level as in torch.
+from . import functional  # noqa: E402, F401
+from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402
+
+__all__ += ["broadcast_shapes", "broadcast_tensors"]
