@@ -74,7 +74,11 @@ def _activation_functions(activations: Table, nn: bool) -> list[str]:
 
 
 def _functions(table: Table, activations: Table) -> list[str]:
-    lines = [f"def {op['name']}(input: Tensor{_parameters(op)}) -> Tensor: ...\n" for op in table if op["public"]]
+    lines = [
+        f"def {op['name']}(input: {'_Operand' if op.get('number_self') else 'Tensor'}{_parameters(op)}) -> Tensor: ...\n"
+        for op in table
+        if op["public"]
+    ]
     return lines + _activation_functions(activations, nn=False)
 
 
@@ -84,6 +88,8 @@ def _nodes(table: Table, activations: Table) -> list[str]:
         lines.append(f"class {op['node']}(_NodeBase): ...\n")
         if op.get("number_node"):
             lines.append(f"class {op['number_node']}(_NodeBase): ...\n")
+    for op in (op for op in table if op.get("inplace_nodes")):
+        lines += [f"class {node}(_NodeBase): ...\n" for node in op["inplace_nodes"]]
     for op in activations:
         lines.append(f"class {op['node']}(_NodeBase): ...\n")
         if op["inplace_node"] and op["inplace_node"] != op["node"]:

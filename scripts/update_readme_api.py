@@ -45,6 +45,7 @@ MODULES = (
     "npgrad.utils.data",
     "npgrad.serialization",
     "npgrad.utils.safetensors",
+    "npgrad.functional",
 )
 
 

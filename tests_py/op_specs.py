@@ -1425,6 +1425,50 @@ TRANSFORMER = [
     ),
 ]
 
+
+# The in-place comparisons (zero gradients), pow_/square_/sgn_ and broadcast_tensors.
+POINTWISE_MORE = [
+    Op("lt_inplace_tensor", lambda lib, a, b: a.clone().lt_(b), (R(2, 3), R(3)), "LtBackward1", double_backward=False),
+    Op("eq_inplace_number", lambda lib, a: a.clone().eq_(0.5), (R(2, 3),), "EqBackward0", double_backward=False),
+    Op("ge_inplace_tensor", lambda lib, a, b: (a * 1).ge_(b), (R(2, 3), R(2, 1)), "GeBackward1", double_backward=False),
+    Op(
+        "square_inplace",
+        lambda lib, a: a.clone().square_(),
+        (R(2, 3),),
+        "PowBackward0",
+        ("_saved_exponent", "_saved_self"),
+    ),
+    Op(
+        "pow_inplace_number",
+        lambda lib, a: a.clone().pow_(2.5),
+        (P(2, 3),),
+        "PowBackward0",
+        ("_saved_exponent", "_saved_self"),
+    ),
+    Op(
+        "pow_inplace_tensor",
+        lambda lib, a, b: a.clone().pow_(b),
+        (P(2, 3), P(3)),
+        "PowBackward1",
+        ("_saved_exponent", "_saved_self", "_saved_result"),
+    ),
+    Op(
+        "sgn_inplace",
+        lambda lib, a: a.clone().sgn_(),
+        (R(2, 3),),
+        "SgnBackward0",
+        ("_saved_self", "_saved_result"),
+        double_backward=False,
+    ),
+    Op(
+        "broadcast_tensors",
+        lambda lib, a, b: lib.mul(*lib.broadcast_tensors(a, b)),
+        (R(2, 1), R(3)),
+        "MulBackward0",
+        ("_saved_self", "_saved_other"),
+    ),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -1445,5 +1489,6 @@ ALL = (
     + CONV
     + NORMALIZATION
     + TRANSFORMER
+    + POINTWISE_MORE
 )
 # fmt: on

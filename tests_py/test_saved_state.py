@@ -268,6 +268,19 @@ for _op in npgrad._C._op_table:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
         if _op["number_node"]:
             PROGRAMS.setdefault(_op["number_node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(2))
+# The in-place comparisons' zero-gradient nodes (eq_: EqBackward1 for a tensor, EqBackward0
+# for a number).
+for _op in npgrad._C._op_table:
+    if _op.get("inplace_nodes"):
+        _tensor_node, _number_node = _op["inplace_nodes"]
+        PROGRAMS.setdefault(
+            _tensor_node,
+            lambda lib, a, b, v, name=_op["inplace"]: _inplace_on_clone(lib, a, lambda c: getattr(c, name)(b)),
+        )
+        PROGRAMS.setdefault(
+            _number_node,
+            lambda lib, a, b, v, name=_op["inplace"]: _inplace_on_clone(lib, a, lambda c: getattr(c, name)(1.0)),
+        )
 
 # The activation table's nodes: the function (torch._C._nn's or torch's), and the
 # in-place form for an in-place node of its own.

@@ -58,6 +58,22 @@ constexpr const char* kNumberOverloadFunction =
 constexpr const char* kNumberOverloadMethod =
     " * (Tensor other)\n * (Number other)\n";
 
+// torch's overload list of an op with a (Number self, Tensor other) form
+// (remainder), its "didn't match" line naming the arguments given.
+std::string number_self_overloads(const std::vector<py::handle>& args) {
+  std::string marked;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    marked += (i ? ", !" : "!") + python_type_name(args[i]) + "!";
+  }
+  return std::string(
+             " * (Tensor input, Tensor other, *, Tensor out = None)\n") +
+         " * (Number self, Tensor other)\n" +
+         "      didn't match because some of the arguments have invalid "
+         "types: (" +
+         marked + ")\n" +
+         " * (Tensor input, Number other, *, Tensor out = None)\n";
+}
+
 // `other` of a binary table op: a Tensor, or a Python number when the op
 // takes one; torch's argument-parser error otherwise. `position` is 2 for
 // the function (after input) and 1 for a method.
@@ -72,8 +88,12 @@ Tensor binary_operand(
   }
   if constexpr (ops::detail::HasNumberOverload<Op>::value) {
     if (position == 2) {
-      throw_invalid_combination(
-          fn, {py::cast(input), obj}, kNumberOverloadFunction);
+      std::vector<py::handle> args = {py::cast(input), obj};
+      if constexpr (ops::detail::HasNumberSelf<Op>::value) {
+        throw_invalid_combination(
+            fn, args, number_self_overloads(args).c_str());
+      }
+      throw_invalid_combination(fn, args, kNumberOverloadFunction);
     }
     throw_invalid_combination(fn, {obj}, kNumberOverloadMethod);
   }
@@ -96,6 +116,16 @@ py::object binary_number_node() {
   }
 }
 
+// The nodes of a comparison's in-place form: (tensor other, number other).
+template <typename Op>
+py::object binary_inplace_nodes() {
+  if constexpr (ops::detail::HasInplaceNode<Op>::value) {
+    return py::make_tuple(Op::inplace_node, Op::inplace_number_node);
+  } else {
+    return py::none();
+  }
+}
+
 template <typename Op>
 py::tuple binary_saves() {
   if constexpr (ops::detail::IsDifferentiable<Op>::value) {
@@ -113,6 +143,39 @@ py::tuple binary_saves() {
     return py::tuple(names);
   } else {
     return py::tuple();
+  }
+}
+
+// The function of a binary entry without alpha; `input` may be a Python
+// number when the entry has torch's (Number self, Tensor other) overload.
+template <typename Op>
+void bind_binary_function(py::module_& m) {
+  if constexpr (ops::detail::HasNumberSelf<Op>::value) {
+    m.def(
+        Op::name,
+        [](py::handle a, py::handle b) {
+          if (is_tensor(a)) {
+            Tensor input = a.cast<Tensor>();
+            return ops::binary<Op>(
+                input, binary_operand<Op>(input, b, Op::name, 2));
+          }
+          Tensor number = as_operand(a);
+          if (!number.defined() || !is_tensor(b)) {
+            throw_invalid_combination(
+                Op::name, {a, b}, number_self_overloads({a, b}).c_str());
+          }
+          return ops::binary_number_self<Op>(number, b.cast<Tensor>());
+        },
+        "input"_a,
+        "other"_a);
+  } else {
+    m.def(
+        Op::name,
+        [](const Tensor& a, py::handle b) {
+          return ops::binary<Op>(a, binary_operand<Op>(a, b, Op::name, 2));
+        },
+        "input"_a,
+        "other"_a);
   }
 }
 
@@ -155,13 +218,7 @@ void bind_binary_callables(py::module_& m, Cls& cls) {
           "alpha"_a = 1);
     }
   } else {
-    m.def(
-        Op::name,
-        [](const Tensor& a, py::handle b) {
-          return ops::binary<Op>(a, binary_operand<Op>(a, b, Op::name, 2));
-        },
-        "input"_a,
-        "other"_a);
+    bind_binary_function<Op>(m);
     cls.def(
         Op::name,
         [](const Tensor& a, py::handle b) {
@@ -420,6 +477,20 @@ void bind_op_tables(py::module_& m) {
           std::shared_ptr<ops::BinaryNumberBackward<Op>>>(
           nodes, Op::number_node, py::custom_type_setup(setup_node_type_gc));
     }
+    if constexpr (ops::detail::HasInplaceNode<Op>::value) {
+      py::class_<
+          ops::ComparisonInplaceBackward<Op, false>,
+          autograd::Node,
+          std::shared_ptr<ops::ComparisonInplaceBackward<Op, false>>>(
+          nodes, Op::inplace_node, py::custom_type_setup(setup_node_type_gc));
+      py::class_<
+          ops::ComparisonInplaceBackward<Op, true>,
+          autograd::Node,
+          std::shared_ptr<ops::ComparisonInplaceBackward<Op, true>>>(
+          nodes,
+          Op::inplace_number_node,
+          py::custom_type_setup(setup_node_type_gc));
+    }
     if constexpr (ops::detail::IsExposed<Op>::value) {
       bind_binary_callables<Op>(m, cls);
     }
@@ -440,6 +511,8 @@ void bind_op_tables(py::module_& m) {
             "numbers"_a = Op::numbers,
             "number_overload"_a = ops::detail::HasNumberOverload<Op>::value,
             "number_node"_a = binary_number_node<Op>(),
+            "inplace_nodes"_a = binary_inplace_nodes<Op>(),
+            "number_self"_a = ops::detail::HasNumberSelf<Op>::value,
             "alpha"_a = Op::alpha,
             "summary"_a = Op::doc.summary,
             "example_input"_a = Op::doc.example_input,

@@ -1601,6 +1601,25 @@ void bind_ops(py::module_& m) {
   cls.def("square", &ops::square);
   cls.def("sgn", &ops::sgn);
   cls.def(
+      "pow_",
+      [](py::object self, py::handle b) {
+        Tensor exponent = as_operand(b);
+        if (!exponent.defined()) {
+          throw_invalid_combination("pow_", {b}, kPowMethodSignatures);
+        }
+        ops::pow_(self.cast<Tensor>(), exponent);
+        return self;
+      },
+      "exponent"_a);
+  cls.def("square_", [](py::object self) {
+    ops::pow_(self.cast<Tensor>(), ops::wrapped_scalar(2, ScalarType::Int64));
+    return self;
+  });
+  cls.def("sgn_", [](py::object self) {
+    ops::sgn_(self.cast<Tensor>());
+    return self;
+  });
+  cls.def(
       "matmul",
       [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
       "other"_a);

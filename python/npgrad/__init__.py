@@ -352,3 +352,8 @@ from .serialization import load, save  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401
 
 __all__ += ["load", "save"]
+# torch.functional's broadcasting helpers, at the top level as in torch.
+from . import functional  # noqa: E402, F401
+from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402
+
+__all__ += ["broadcast_shapes", "broadcast_tensors"]

@@ -9,6 +9,7 @@ holds every text, so ``doctest`` runs their examples (tests_py/test_doctests.py)
 
 from __future__ import annotations
 
+import re
 import types
 
 # _tensor first installs the methods written in Python, documented here too.
@@ -1485,22 +1486,87 @@ for _op in _C._activation_table:
 """,
         )
 
+# The in-place comparisons (eq_): in self's dtype, and differentiable with zero gradients.
+_COMPARISON_INPLACE_NOTE = """The result is converted to self's dtype. Bumps the version counter of the
+storage and, as another in-place op, is an error on a leaf that requires grad; the
+node it records (``{}`` for a tensor ``other``, ``{}`` for a number)
+gives zero gradients."""
+
+
+def _inplace_note(op: dict) -> str:
+    if op["node"]:
+        return _INPLACE_NOTE
+    if op.get("inplace_nodes"):
+        return _COMPARISON_INPLACE_NOTE.format(*op["inplace_nodes"])
+    return _BOOL_INPLACE_NOTE
+
+
+def _inplace_example_output(op: dict) -> str:
+    """The example's printed self after the in-place form: a binary bool-valued op's
+    result is written into the float example input as 0. and 1."""
+    out = op["example_output"]
+    if op["node"] or op["family"] != "binary":
+        return out
+    values = ", ".join("1." if word == "True" else "0." for word in re.findall(r"True|False", out))
+    return f"tensor([{values}])"
+
+
 for _op in _C._op_table:
     if not _op["public"]:
         continue
     if _op["inplace"]:
         add_docstr_all(
             _op["inplace"],
-            f"""In-place ``{_op["name"]}()`` ({_op["summary"]}), and returns self. {_INPLACE_NOTE if _op["node"] else _BOOL_INPLACE_NOTE}
+            f"""In-place ``{_op["name"]}()`` ({_op["summary"]}), and returns self. {_inplace_note(_op)}
 
 >>> import npgrad as torch
 >>> x = torch.tensor({_op["example_input"]})
 >>> x.{_op["inplace"]}({_table_op_argument(_op)})
-{_op["example_output"]}
+{_inplace_example_output(_op)}
 >>> x._version
 1
 """,
         )
+
+add_docstr_all(
+    "sgn_",
+    """In-place ``sgn()``, and returns self (``SgnBackward0``, saving the original
+self and the result). """
+    + _INPLACE_NOTE
+    + """
+
+>>> import npgrad as torch
+>>> torch.tensor([-2.0, 0.0, 5.0]).sgn_()
+tensor([-1.,  0.,  1.])
+""",
+)
+
+add_docstr_all(
+    "square_",
+    """In-place ``square()``, and returns self: torch records it as ``pow_(2)``
+(``PowBackward0``). """
+    + _INPLACE_NOTE
+    + """
+
+>>> import npgrad as torch
+>>> torch.tensor([1, -3]).square_()
+tensor([1, 9])
+""",
+)
+
+add_docstr_all(
+    "pow_",
+    """In-place ``pow()``, and returns self: ``PowBackward0`` for a number
+``exponent``, ``PowBackward1`` for a tensor (broadcast to self's shape); a result
+type self cannot hold (a float power of an integer tensor) is an error. """
+    + _INPLACE_NOTE
+    + """
+
+>>> import npgrad as torch
+>>> torch.tensor([1.0, 2.0, 3.0]).pow_(torch.tensor([2.0, 2.0, 0.5]))
+tensor([1.0000, 4.0000, 1.7321])
+""",
+)
 
 # The shape ops: (name, summary, example, printed result).
 _SHAPE_DOCS = [

@@ -86,12 +86,6 @@ struct HasBuffer : std::false_type {};
 template <typename Op>
 struct HasBuffer<Op, std::void_t<decltype(&Op::buffer)>> : std::true_type {};
 template <typename Op, typename = void>
-struct HasInplaceNode : std::false_type {};
-template <typename Op>
-struct HasInplaceNode<Op, std::void_t<decltype(Op::inplace_node)>>
-    : std::true_type {};
-
-template <typename Op, typename = void>
 struct HasChoices : std::false_type {};
 template <typename Op>
 struct HasChoices<Op, std::void_t<decltype(Op::choices)>> : std::true_type {};

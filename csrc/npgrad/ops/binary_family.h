@@ -27,6 +27,18 @@
 //   number_overload  optional, true when torch declares `other: Number` as
 //              an overload of its own (the comparisons): a bad operand then
 //              gets torch's "invalid combination of arguments" error
+//   inplace_node, inplace_number_node  optional, for a comparison whose
+//              in-place form torch differentiates (eq_, lt_, ...): its nodes
+//              when `other` is a tensor and a Python number (EqBackward1,
+//              EqBackward0). They give zero gradients; the in-place form
+//              writes the bool result converted to self's dtype. A bool
+//              entry without them (logical_and_) writes and bumps the
+//              version only: no leaf check, no history
+//   number_self  optional: torch's forward name of its overload
+//              (Number self, Tensor other), which torch does not
+//              differentiate (remainder's "aten::remainder"): the function
+//              takes a Python number as `input` and records torch's
+//              NotImplemented node
 //   number_node  optional: torch's node when `other` is a Python number and
 //              its overload has a node of its own (fmod's FmodBackward0, where
 //              a tensor records FmodBackward1): it saves nothing, has one edge
@@ -55,6 +67,7 @@
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
@@ -86,6 +99,12 @@ template <typename Op, typename = void>
 struct HasNumberNode : std::false_type {};
 template <typename Op>
 struct HasNumberNode<Op, std::void_t<decltype(Op::number_node)>>
+    : std::true_type {};
+
+template <typename Op, typename = void>
+struct HasNumberSelf : std::false_type {};
+template <typename Op>
+struct HasNumberSelf<Op, std::void_t<decltype(Op::number_self)>>
     : std::true_type {};
 
 template <typename Op, typename = void>
@@ -214,6 +233,15 @@ struct BinaryNumberBackward final : autograd::FormulaNode {
   }
 };
 
+/// The node an in-place comparison records (`Number`: other was a Python
+/// number): zero gradients, as torch's `self: zeros_like(self)`.
+template <typename Op, bool Number>
+struct ComparisonInplaceBackward final : autograd::ZeroGradientNode {
+  std::string name() const override {
+    return Number ? Op::inplace_number_node : Op::inplace_node;
+  }
+};
+
 namespace detail {
 // Whether the call records the entry's number_node (other is a Python
 // number); then the node, with self's edge.
@@ -299,13 +327,48 @@ Tensor binary(const Tensor& self, const Tensor& other, double alpha = 1) {
   return out;
 }
 
-/// The in-place form `name_` through Note [The mutation path].
+/// The entry's (Number self, Tensor other) overload: `self` is a wrapped
+/// number. torch records NotImplemented (its backward raises).
 template <typename Op>
-void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
-  static_assert(Op::inplace, "torch has no in-place form of this op");
+Tensor binary_number_self(const Tensor& self, const Tensor& other) {
   if constexpr (detail::HasCheck<Op>::value) {
     Op::check(self, other);
   }
+  Tensor out = detail::run_binary_kernel<Op>(
+      self, other, 1, detail::binary_compute_dtype<Op>(self, other));
+  return record_not_implemented(out, Op::number_self, {other});
+}
+
+/// The in-place form of a bool-valued entry (eq_, logical_and_): the bool
+/// result written in self's dtype.
+template <typename Op>
+void bool_binary_(const Tensor& self, const Tensor& other) {
+  constexpr bool records = detail::HasInplaceNode<Op>::value;
+  bool requires_grad =
+      records && autograd::compute_requires_grad({&self, &other});
+  check_inplace(self, requires_grad);
+  check_no_partial_overlap(self, other);
+  check_broadcasts_to_self(self, other);
+  Tensor values = kernels::binary(
+      Op::ufunc, self, other, detail::binary_compute_dtype<Op>(self, other));
+  std::shared_ptr<autograd::Node> node;
+  if constexpr (records) {
+    if (requires_grad && other.impl()->is_wrapped_number) {
+      node = autograd::make_node<ComparisonInplaceBackward<Op, true>>();
+      node->set_next_edges(autograd::collect_next_edges({&self}));
+    } else if (requires_grad) {
+      node = autograd::make_node<ComparisonInplaceBackward<Op, false>>();
+      node->set_next_edges(autograd::collect_next_edges({&self, &other}));
+    }
+  }
+  kernels::copy_into(self, values);
+  finish_inplace(self, node);
+}
+
+/// The in-place form of a differentiable entry.
+template <typename Op>
+void differentiable_binary_(
+    const Tensor& self, const Tensor& other, double alpha) {
   bool requires_grad = autograd::compute_requires_grad({&self, &other});
   check_inplace(self, requires_grad);
   check_no_partial_overlap(self, other);
@@ -352,6 +415,20 @@ void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
   finish_inplace(self, node);
   if (reads & Operand::Result) {
     node->result_ = autograd::SavedVariable(self, true, self.is_view());
+  }
+}
+
+/// The in-place form `name_` through Note [The mutation path].
+template <typename Op>
+void binary_(const Tensor& self, const Tensor& other, double alpha = 1) {
+  static_assert(Op::inplace, "torch has no in-place form of this op");
+  if constexpr (detail::HasCheck<Op>::value) {
+    Op::check(self, other);
+  }
+  if constexpr (detail::IsDifferentiable<Op>::value) {
+    differentiable_binary_<Op>(self, other, alpha);
+  } else {
+    bool_binary_<Op>(self, other);
   }
 }
 

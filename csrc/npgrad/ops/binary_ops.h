@@ -337,6 +337,7 @@ struct Remainder : Modulo<Binary::Remainder, unary_ops::Floor> {
   static constexpr const char* name = "remainder";
   static constexpr const char* node = "RemainderBackward1";
   static constexpr const char* number_node = "RemainderBackward0";
+  static constexpr const char* number_self = "aten::remainder";
   static void check(const Tensor& self, const Tensor& other) {
     check_modulo("remainder_cpu", self, other);
   }
@@ -348,30 +349,35 @@ struct Remainder : Modulo<Binary::Remainder, unary_ops::Floor> {
       "2"};
 };
 
-// The comparisons and logical ops: bool results, no node.
-#define NPGRAD_BOOL_BINARY(Struct, name_, kernel_, numbers_, summary, output) \
-  struct Struct {                                                             \
-    static constexpr const char* name = name_;                                \
-    static constexpr Binary ufunc = Binary::kernel_;                          \
-    static constexpr Promotes promotes = Promotes::No;                        \
-    static constexpr bool inplace = false;                                    \
-    static constexpr bool numbers = numbers_;                                 \
-    static constexpr bool number_overload = true;                             \
-    static constexpr bool alpha = false;                                      \
-    static constexpr OpDoc doc = {summary, "[1.0, 2.0, 3.0]", output, "2"};   \
+// The comparisons and logical ops: bool results, no node. The in-place
+// comparisons (eq_) write into self and record a zero-gradient node: `torch_`
+// is the prefix of torch's node names (EqBackward0 for a number, EqBackward1
+// for a tensor).
+#define NPGRAD_BOOL_BINARY(Struct, name_, kernel_, torch_, summary, output) \
+  struct Struct {                                                           \
+    static constexpr const char* name = name_;                              \
+    static constexpr Binary ufunc = Binary::kernel_;                        \
+    static constexpr Promotes promotes = Promotes::No;                      \
+    static constexpr bool inplace = true;                                   \
+    static constexpr bool numbers = true;                                   \
+    static constexpr bool number_overload = true;                           \
+    static constexpr bool alpha = false;                                    \
+    static constexpr const char* inplace_node = torch_ "Backward1";         \
+    static constexpr const char* inplace_number_node = torch_ "Backward0";  \
+    static constexpr OpDoc doc = {summary, "[1.0, 2.0, 3.0]", output, "2"}; \
   };
 NPGRAD_BOOL_BINARY(
-    Eq, "eq", Eq, true, "``input == other``", "tensor([False,  True, False])")
+    Eq, "eq", Eq, "Eq", "``input == other``", "tensor([False,  True, False])")
 NPGRAD_BOOL_BINARY(
-    Ne, "ne", Ne, true, "``input != other``", "tensor([ True, False,  True])")
+    Ne, "ne", Ne, "Ne", "``input != other``", "tensor([ True, False,  True])")
 NPGRAD_BOOL_BINARY(
-    Lt, "lt", Lt, true, "``input < other``", "tensor([ True, False, False])")
+    Lt, "lt", Lt, "Lt", "``input < other``", "tensor([ True, False, False])")
 NPGRAD_BOOL_BINARY(
-    Le, "le", Le, true, "``input <= other``", "tensor([ True,  True, False])")
+    Le, "le", Le, "Le", "``input <= other``", "tensor([ True,  True, False])")
 NPGRAD_BOOL_BINARY(
-    Gt, "gt", Gt, true, "``input > other``", "tensor([False, False,  True])")
+    Gt, "gt", Gt, "Gt", "``input > other``", "tensor([False, False,  True])")
 NPGRAD_BOOL_BINARY(
-    Ge, "ge", Ge, true, "``input >= other``", "tensor([False,  True,  True])")
+    Ge, "ge", Ge, "Ge", "``input >= other``", "tensor([False,  True,  True])")
 #undef NPGRAD_BOOL_BINARY
 
 // The logical ops take tensors only; nonzero is true.
@@ -380,7 +386,7 @@ NPGRAD_BOOL_BINARY(
     static constexpr const char* name = name_;                         \
     static constexpr Binary ufunc = Binary::kernel_;                   \
     static constexpr Promotes promotes = Promotes::No;                 \
-    static constexpr bool inplace = false;                             \
+    static constexpr bool inplace = true;                              \
     static constexpr bool numbers = false;                             \
     static constexpr bool alpha = false;                               \
     static constexpr OpDoc doc = {                                     \

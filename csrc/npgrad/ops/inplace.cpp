@@ -365,4 +365,57 @@ void nan_to_num_(
   finish_inplace(self, node);
 }
 
+void pow_(const Tensor& self, const Tensor& exponent) {
+  bool number = exponent.impl()->is_wrapped_number;
+  Tensor values;
+  {
+    AutoGradMode no_grad(false);
+    values = pow(self, exponent);
+  }
+  bool rg = number ? compute_requires_grad({&self})
+                   : compute_requires_grad({&self, &exponent});
+  check_inplace(self, rg);
+  check_no_partial_overlap(self, exponent);
+  check_broadcasts_to_self(self, exponent);
+  check_castable(values.dtype(), self.dtype());
+  std::shared_ptr<Node> node;
+  std::shared_ptr<PowBackward1> tensor_node;
+  if (rg && number) {
+    auto n = make_inplace_node<PowBackward0>({&self});
+    n->self_ = save_original(self);
+    n->exponent = kernels::item(exponent);
+    node = n;
+  } else if (rg) {
+    tensor_node = make_inplace_node<PowBackward1>({&self, &exponent});
+    tensor_node->self_ = save_original(self);
+    tensor_node->exponent_ = SavedVariable(exponent, false);
+    node = tensor_node;
+  }
+  kernels::copy_into(self, values);
+  finish_inplace(self, node);
+  if (tensor_node) {
+    tensor_node->result_ = SavedVariable(self, true, self.is_view());
+  }
+}
+
+void sgn_(const Tensor& self) {
+  Tensor values;
+  {
+    AutoGradMode no_grad(false);
+    values = sgn(self);
+  }
+  bool rg = compute_requires_grad({&self});
+  check_inplace(self, rg);
+  std::shared_ptr<SgnBackward0> node;
+  if (rg) {
+    node = make_inplace_node<SgnBackward0>({&self});
+    node->self_ = save_original(self);
+  }
+  kernels::copy_into(self, values);
+  finish_inplace(self, node);
+  if (node) {
+    node->result_ = SavedVariable(self, true, self.is_view());
+  }
+}
+
 }  // namespace npgrad::ops

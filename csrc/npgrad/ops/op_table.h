@@ -38,6 +38,13 @@ template <typename Op>
 struct IsDifferentiable<Op, std::void_t<decltype(Op::node)>> : std::true_type {
 };
 
+// An entry whose in-place form records a node of its own.
+template <typename Op, typename = void>
+struct HasInplaceNode : std::false_type {};
+template <typename Op>
+struct HasInplaceNode<Op, std::void_t<decltype(Op::inplace_node)>>
+    : std::true_type {};
+
 template <typename Op, typename = void>
 struct HasCheck : std::false_type {};
 template <typename Op>

@@ -518,6 +518,11 @@ void clamp_(
     const Tensor& self, std::optional<double> min, std::optional<double> max);
 /// masked_fill in place: the mask broadcasts to self's shape.
 void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value);
+/// pow_ with a Python number (a wrapped number: PowBackward0, as square_) or
+/// a tensor exponent (PowBackward1).
+void pow_(const Tensor& self, const Tensor& exponent);
+/// sgn_: SgnBackward0, saving the original self and the result.
+void sgn_(const Tensor& self);
 void nan_to_num_(
     const Tensor& self,
     std::optional<double> nan,

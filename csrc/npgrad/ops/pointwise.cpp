@@ -118,6 +118,9 @@ namespace {
 Tensor pow_scalar(const Tensor& a, const Tensor& e) {
   double exponent = kernels::item(e);
   ScalarType dt = result_type(a, e);
+  NPGRAD_CHECK(
+      is_floating(dt) || exponent >= 0,
+      "Integers to negative integer powers are not allowed.");
   Tensor out = exponent == 2 ? kernels::binary(Binary::Mul, a, a, dt)
                              : kernels::binary(Binary::Pow, a, e, dt);
   if (compute_requires_grad({&a})) {

@@ -1,0 +1,81 @@
+"""The functions torch keeps in ``torch.functional``: ``broadcast_shapes`` and
+``broadcast_tensors`` (exported at the top level, as ``npgrad.broadcast_tensors``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ._C import Tensor
+from ._size import Size
+
+__all__ = ["broadcast_shapes", "broadcast_tensors"]
+
+
+def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, int) else tuple(shape)
+    for i, d in enumerate(dims):
+        if not isinstance(d, int):
+            raise TypeError(f"torch.Size() takes an iterable of 'int' (item {i} is '{type(d).__name__}')")
+    return dims
+
+
+def broadcast_shapes(*shapes: int | Sequence[int]) -> Size:
+    """The shape that tensors of the given shapes broadcast to, as torch's.
+
+    Each shape is a sequence of ints, or an int (a one-dimensional shape).
+
+    >>> import npgrad
+    >>> npgrad.broadcast_shapes((2, 1), (3,), 1)
+    torch.Size([2, 3])
+    """
+    given = [_as_shape(shape) for shape in shapes]
+    if any(d < 0 for dims in given for d in dims):
+        raise ValueError("Attempting to broadcast a dimension with negative length!")
+    common = [1] * max((len(dims) for dims in given), default=0)
+    for index, (shape, dims) in enumerate(zip(shapes, given)):
+        for d in range(-1, -len(dims) - 1, -1):
+            if common[d] == 1:
+                common[d] = dims[d]
+            elif dims[d] not in (1, common[d]):
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {dims[d]} at {d}! Mismatching argument at "
+                    f"index {index} had {shape if not isinstance(shape, int) else dims}; but expected shape "
+                    f"should be broadcastable to {common}"
+                )
+    return Size(common)
+
+
+def _infer_size(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of two shapes, with torch's error (infer_size)."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n):
+        size_a = a[i - n + len(a)] if i - n + len(a) >= 0 else 1
+        size_b = b[i - n + len(b)] if i - n + len(b) >= 0 else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+                f"at non-singleton dimension {i}"
+            )
+        out.append(size_b if size_a == 1 else size_a)
+    return tuple(out)
+
+
+def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
+    """The tensors expanded to their common shape, as torch's: a tensor that has it
+    already is returned as it is; the others are views (``ExpandBackward0``).
+
+    >>> import npgrad
+    >>> a, b = npgrad.broadcast_tensors(npgrad.tensor([[1.0], [2.0]]), npgrad.tensor([3.0, 4.0]))
+    >>> a
+    tensor([[1., 1.],
+            [2., 2.]])
+    >>> b.shape
+    torch.Size([2, 2])
+    """
+    shape: tuple[int, ...] = ()
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+        shape = _infer_size(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
