@@ -42,6 +42,8 @@ MODULES = (
     "npgrad.utils.hooks",
     "npgrad.utils.dlpack",
     "npgrad.utils.viz",
+    "npgrad.optim",
+    "npgrad.optim.lr_scheduler",
 )
 
 

@@ -345,3 +345,5 @@ from ._C import convolution  # noqa: E402
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
+# npgrad.optim, as torch.optim.
+from . import optim  # noqa: E402,F401
