@@ -58,6 +58,18 @@ SCHEDULERS = {
     "OneCycleLR-3phase-linear": lambda lib, opt: lib.optim.lr_scheduler.OneCycleLR(
         opt, max_lr=1.0, epochs=4, steps_per_epoch=5, three_phase=True, anneal_strategy="linear"
     ),
+    "CyclicLR": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=[0.01, 0.02], max_lr=0.1, step_size_up=3, step_size_down=5
+    ),
+    "CyclicLR-triangular2": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=0.01, max_lr=0.1, step_size_up=2, mode="triangular2", base_momentum=[0.7, 0.75]
+    ),
+    "CyclicLR-exp_range": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=0.01, max_lr=0.1, step_size_up=4, mode="exp_range", gamma=0.9, cycle_momentum=False
+    ),
+    "CyclicLR-scale_fn": lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(
+        opt, base_lr=0.01, max_lr=0.1, step_size_up=2, scale_fn=lambda x: 0.9**x, scale_mode="iterations"
+    ),
     "SequentialLR": _sequential,
     "ChainedScheduler": _chained,
     "ReduceLROnPlateau": lambda lib, opt: lib.optim.lr_scheduler.ReduceLROnPlateau(
@@ -99,14 +111,20 @@ def test_schedule_matches_torch(name):
     _assert_same_schedule(got, expected)
 
 
-def test_one_cycle_cycles_adams_beta1(ng, torch_ref):
-    got, expected = _run(ng, "OneCycleLR", "Adam")[0], _run(torch_ref, "OneCycleLR", "Adam")[0]
+@pytest.mark.parametrize("name", ["OneCycleLR", "CyclicLR"])
+def test_momentum_cycling_moves_adams_beta1(ng, torch_ref, name):
+    got, expected = _run(ng, name, "Adam")[0], _run(torch_ref, name, "Adam")[0]
     _assert_same_schedule(got, expected)
+    if name == "CyclicLR":
+        assert {round(step[2][0], 12) for step in got[1:]} >= {0.8, 0.9}
+        return
     beta1s = [step[2][0] for step in got[1:]]
     assert beta1s[0] < 0.95 and min(beta1s) == pytest.approx(0.85) and beta1s[-2] == pytest.approx(0.95)
 
 
-@pytest.mark.parametrize("name", ["StepLR", "CosineAnnealingLR", "SequentialLR", "LambdaLR", "ReduceLROnPlateau"])
+@pytest.mark.parametrize(
+    "name", ["StepLR", "CosineAnnealingLR", "SequentialLR", "LambdaLR", "ReduceLROnPlateau", "CyclicLR-exp_range"]
+)
 def test_state_dict_round_trip(ng, name):
     full, *_ = _run(ng, name)
     first, opt, sched = _run(ng, name, steps=8)
@@ -202,6 +220,9 @@ ERRORS = [
     lambda lib, opt: lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=[1.0], total_steps=5),
     lambda lib, opt: lib.optim.lr_scheduler.OneCycleLR(lib.optim.Adagrad(opt.param_groups[0]["params"]), 1.0, 5),
     lambda lib, opt: _one_cycle_past_the_end(lib, opt),
+    lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, mode="sine"),
+    lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(opt, [0.1], 1.0),
+    lambda lib, opt: lib.optim.lr_scheduler.CyclicLR(lib.optim.Adagrad(opt.param_groups[0]["params"]), 0.1, 1.0),
     lambda lib, opt: lib.optim.lr_scheduler.SequentialLR(opt, [], milestones=[]),
     lambda lib, opt: lib.optim.lr_scheduler.SequentialLR(
         opt, [lib.optim.lr_scheduler.ExponentialLR(opt, 0.9)], milestones=[3]

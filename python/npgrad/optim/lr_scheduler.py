@@ -26,7 +26,7 @@ import weakref
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from functools import wraps
+from functools import partial, wraps
 from typing import Any
 
 from .._C import Tensor
@@ -44,6 +44,7 @@ __all__ = [
     "CosineAnnealingLR",
     "ChainedScheduler",
     "ReduceLROnPlateau",
+    "CyclicLR",
     "CosineAnnealingWarmRestarts",
     "OneCycleLR",
     "PolynomialLR",
@@ -1016,6 +1017,167 @@ class ReduceLROnPlateau(LRScheduler):
         self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
 
 
+def _triangular_scale(x: float) -> float:
+    return 1.0
+
+
+def _triangular2_scale(x: float) -> float:
+    return 1 / 2.0 ** (x - 1)  # type: ignore[no-any-return]
+
+
+def _exp_range_scale(gamma: float, x: float) -> float:
+    return float(gamma**x)
+
+
+class CyclicLR(LRScheduler):
+    """``CyclicLR(optimizer, base_lr, max_lr, step_size_up=2000,
+    step_size_down=None, mode="triangular", gamma=1.0, scale_fn=None,
+    scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+    max_momentum=0.9, last_epoch=-1)``: the cyclical learning rate policy,
+    stepped once per batch: ``lr`` goes between ``base_lr`` and ``max_lr``
+    (the amplitude scaled per cycle, or per iteration, by ``mode`` or
+    ``scale_fn``), the momentum the opposite way.
+
+    >>> import npgrad as torch
+    >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], lr=0.1, momentum=0.9)
+    >>> sched = torch.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2)
+    >>> lrs = sched.get_last_lr()
+    >>> for _ in range(4):
+    ...     opt.step(); sched.step(); lrs += sched.get_last_lr()
+    >>> [round(lr, 6) for lr in lrs]
+    [0.1, 0.3, 0.5, 0.3, 0.1]
+    """
+
+    use_beta1: bool
+
+    def __init__(
+        self,
+        optimizer: Optimizer,
+        base_lr: float | list[float],
+        max_lr: float | list[float],
+        step_size_up: int = 2000,
+        step_size_down: int | None = None,
+        mode: str = "triangular",
+        gamma: float = 1.0,
+        scale_fn: Callable[[float], float] | None = None,
+        scale_mode: str = "cycle",
+        cycle_momentum: bool = True,
+        base_momentum: float = 0.8,
+        max_momentum: float = 0.9,
+        last_epoch: int = -1,
+    ) -> None:
+        _check_optimizer(optimizer)
+        self.optimizer = optimizer
+        base_lrs = _format_param("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _format_param("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ["triangular", "triangular2", "exp_range"] and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            self.base_momentums, self.max_momentums = _start_momentum_cycle(
+                self, base_momentum, max_momentum, last_epoch
+            )
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        # The built-in modes fix the scale mode too.
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref: Callable[[float], float] = _triangular_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = _triangular2_scale
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = partial(_exp_range_scale, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude's scale at cycle (or iteration) ``x``: ``scale_fn``'s, or the mode's.
+
+        >>> import npgrad as torch
+        >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], momentum=0.9)
+        >>> torch.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0, mode="triangular2").scale_fn(3)
+        0.25
+        """
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    def get_lr(self) -> list[Any]:
+        """This iteration's rates (and the groups' momentum, set in passing).
+
+        >>> import npgrad as torch
+        >>> opt = torch.optim.Adam([torch.nn.Parameter(torch.ones(1))])
+        >>> sched = torch.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0)
+        >>> sched.get_last_lr(), opt.param_groups[0]["betas"]
+        ([0.1], (0.9, 0.999))
+        """
+        self._warn_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            scale_factor = x / self.step_ratio
+        else:
+            scale_factor = (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [
+            base_lr + (max_lr - base_lr) * scale_factor * scale for base_lr, max_lr in zip(self.base_lrs, self.max_lrs)
+        ]
+        if self.cycle_momentum:
+            for group, base, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                _set_momentum(group, self.use_beta1, top - (top - base) * scale_factor * scale)
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """The attributes except the optimizer and the scale function (of a
+        custom ``scale_fn`` object, its ``__dict__``; a function is ``None``).
+
+        >>> import npgrad as torch
+        >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], momentum=0.9)
+        >>> sd = torch.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0).state_dict()
+        >>> sd["_scale_fn_custom"], "_scale_fn_ref" in sd
+        (None, False)
+        """
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restores the attributes (a custom ``scale_fn`` object's ``__dict__`` too).
+
+        >>> import npgrad as torch
+        >>> opt = torch.optim.SGD([torch.nn.Parameter(torch.ones(1))], momentum=0.9)
+        >>> sched = torch.optim.lr_scheduler.CyclicLR(opt, 0.1, 1.0)
+        >>> sched.load_state_dict({**sched.state_dict(), "last_epoch": 5})
+        >>> sched.last_epoch
+        5
+        """
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
+
+
 class CosineAnnealingWarmRestarts(LRScheduler):
     """``CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0,
     last_epoch=-1)``: cosine annealing from ``base_lr`` to ``eta_min`` over
@@ -1127,6 +1289,8 @@ class OneCycleLR(LRScheduler):
     [0.95, 0.9, 0.85, 0.883, 0.917, 0.95]
     """
 
+    use_beta1: bool
+
     def __init__(
         self,
         optimizer: Optimizer,
@@ -1185,19 +1349,7 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
-            if "momentum" not in self.optimizer.defaults and "betas" not in self.optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in self.optimizer.defaults
-            max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            base_momentums = _format_param("base_momentum", optimizer, base_momentum)
-            if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+            _start_momentum_cycle(self, base_momentum, max_momentum, last_epoch, max_first=True)
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, start: float, end: float, pct: float) -> float:
@@ -1236,11 +1388,44 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(computed_lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (computed_momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = computed_momentum
+                _set_momentum(group, self.use_beta1, computed_momentum)
         return lrs
+
+
+def _set_momentum(group: dict[str, Any], use_beta1: bool, momentum: float) -> None:
+    """Sets a group's momentum: ``momentum``, or Adam's ``betas[0]``."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+def _start_momentum_cycle(
+    owner: Any,
+    base_momentum: float | list[float],
+    max_momentum: float | list[float],
+    last_epoch: int,
+    max_first: bool = False,
+) -> tuple[list[Any], list[Any]]:
+    """CyclicLR's and OneCycleLR's momentum set-up: the optimizer must have a
+    momentum (or betas); a fresh schedule starts each group at ``max_momentum``
+    and records both bounds in the group. Returns (base, max) per group
+    (``max_first``: OneCycleLR checks the length of ``max_momentum`` first)."""
+    optimizer = owner.optimizer
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    owner.use_beta1 = "betas" in optimizer.defaults
+    if max_first:
+        max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+    base_momentums = _format_param("base_momentum", optimizer, base_momentum)
+    if not max_first:
+        max_momentums = _format_param("max_momentum", optimizer, max_momentum)
+    if last_epoch == -1:
+        for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups):
+            _set_momentum(group, owner.use_beta1, m_momentum)
+            group["max_momentum"] = m_momentum
+            group["base_momentum"] = b_momentum
+    return base_momentums, max_momentums
 
 
 def _phase(end_step: float, start_lr: str, end_lr: str, start_momentum: str, end_momentum: str) -> dict[str, Any]:
