@@ -46,6 +46,8 @@ MODULES = (
     "npgrad.serialization",
     "npgrad.utils.safetensors",
     "npgrad.functional",
+    "npgrad.optim",
+    "npgrad.optim.lr_scheduler",
 )
 
 

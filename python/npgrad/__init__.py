@@ -357,3 +357,5 @@ from . import functional  # noqa: E402, F401
 from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402
 
 __all__ += ["broadcast_shapes", "broadcast_tensors"]
+# npgrad.optim, as torch.optim.
+from . import optim  # noqa: E402,F401

@@ -24,7 +24,7 @@ import inspect
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ... import _C
@@ -62,6 +62,22 @@ def _typename(obj: Any) -> str:
         module = obj.__class__.__module__ or ""
         qualname = obj.__class__.__qualname__
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def _zero_grad(params: Iterable[Tensor], set_to_none: bool) -> None:
+    # Module.zero_grad and Optimizer.zero_grad: each grad set to None, or
+    # detached and zeroed in place.
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            if p.grad.grad_fn is not None:
+                p.grad.detach_()
+            else:
+                p.grad.requires_grad_(False)
+            p.grad.zero_()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -1407,16 +1423,7 @@ class Module:
         >>> m.weight.grad is None
         True
         """
-        for p in self.parameters():
-            if p.grad is not None:
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if p.grad.grad_fn is not None:
-                        p.grad.detach_()
-                    else:
-                        p.grad.requires_grad_(False)
-                    p.grad.zero_()
+        _zero_grad(self.parameters(), set_to_none)
 
     # ---------------------------------------------------------------- repr
 
