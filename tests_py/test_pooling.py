@@ -295,6 +295,12 @@ ERRORS: list[tuple[tuple[int, ...], Callable[[Any, Any], Any]]] = [
     (X4, lambda F, x: F.pad(x, (4, 4), mode="reflect")),
     ((5,), lambda F, x: F.pad(x, (1, 1), mode="replicate")),
     (X4, lambda F, x: F.pad(x, (1,) * 8, mode="circular")),
+    # Output sizes whose element count overflows: an error at once (npgrad's
+    # window tables used to be filled first, for 2**63 - 1 outputs: a hang).
+    ((3, 4), lambda F, x: F.adaptive_avg_pool1d(x, 2**63 - 1)),
+    ((3, 4), lambda F, x: F.adaptive_max_pool1d(x, 2**63 - 1)),
+    ((3, 4, 4), lambda F, x: F.adaptive_avg_pool2d(x, 2**40)),
+    ((3, 4, 4), lambda F, x: F.adaptive_max_pool2d(x, (2**40, 2**40))),
 ]
 
 

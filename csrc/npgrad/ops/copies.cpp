@@ -236,27 +236,6 @@ Tensor empty_preserving_layout(const Tensor& a) {
   return kernels::empty_strided(a.sizes(), a.strides(), a.dtype());
 }
 
-// torch's check that a tensor of `sizes` can be allocated.
-void check_allocatable(const Shape& sizes) {
-  int64_t numel = 1;
-  for (int64_t n : sizes) {
-    NPGRAD_CHECK(
-        n >= 0,
-        "Trying to create tensor with negative dimension ",
-        n,
-        ": ",
-        shape_str(sizes));
-  }
-  bool overflow = false;
-  for (int64_t n : sizes) {
-    overflow = overflow || __builtin_mul_overflow(numel, n, &numel);
-  }
-  NPGRAD_CHECK(
-      !overflow,
-      "Storage size calculation overflowed with sizes=",
-      shape_str(sizes));
-}
-
 // Values of triu (upper) or tril of the last two dims of `a`.
 Tensor triangle_values(const Tensor& a, int64_t diagonal, bool upper) {
   NPGRAD_CHECK(

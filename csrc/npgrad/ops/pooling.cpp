@@ -235,6 +235,10 @@ std::pair<PoolWindows, std::vector<int64_t>> adaptive_windows(
   int64_t nd = a.dim();
   for (int d = 0; d < 2; ++d) {
     int64_t in = a.sizes()[nd - 2 + d], n = output_size[d];
+    // Sized once: an output too large to allocate fails here at once (the
+    // output itself is allocated later), not after a long loop.
+    w.first[d].reserve(static_cast<size_t>(n));
+    w.count[d].reserve(static_cast<size_t>(n));
     for (int64_t o = 0; o < n; ++o) {
       int64_t start = (o * in) / n;
       int64_t end = ((o + 1) * in + n - 1) / n;
@@ -243,6 +247,7 @@ std::pair<PoolWindows, std::vector<int64_t>> adaptive_windows(
     }
   }
   std::vector<int64_t> divisors;
+  divisors.reserve(w.count[0].size() * w.count[1].size());
   for (int64_t ch : w.count[0]) {
     for (int64_t cw : w.count[1]) {
       divisors.push_back(ch * cw);
@@ -272,18 +277,11 @@ void check_adaptive(const Tensor& a, const Shape& output_size, bool is_max) {
         d,
         " being empty");
   }
+  Shape out = a.sizes();
+  out.resize(out.size() - 2);
+  out.insert(out.end(), output_size.begin(), output_size.end());
   if (is_max) {
-    Shape out = a.sizes();
-    out.resize(out.size() - 2);
-    out.insert(out.end(), output_size.begin(), output_size.end());
-    for (int64_t s : output_size) {
-      NPGRAD_CHECK(
-          s >= 0,
-          "Trying to create tensor with negative dimension ",
-          s,
-          ": ",
-          shape_str(out));
-    }
+    check_allocatable(out);
   } else {
     NPGRAD_CHECK(
         output_size[0] >= 0 && output_size[1] >= 0,
@@ -293,6 +291,12 @@ void check_adaptive(const Tensor& a, const Shape& output_size, bool is_max) {
         ", ",
         output_size[1],
         "}");
+    int64_t numel = 1;
+    bool overflow = false;
+    for (int64_t n : out) {
+      overflow = overflow || __builtin_mul_overflow(numel, n, &numel);
+    }
+    NPGRAD_CHECK(!overflow, "numel: integer multiplication overflow");
   }
   NPGRAD_CHECK_TYPED(
       NotImplementedError,

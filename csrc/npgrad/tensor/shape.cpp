@@ -41,4 +41,24 @@ Shape contiguous_strides(const Shape& sizes) {
   return strides;
 }
 
+void check_allocatable(const Shape& sizes) {
+  int64_t numel = 1;
+  for (int64_t n : sizes) {
+    NPGRAD_CHECK(
+        n >= 0,
+        "Trying to create tensor with negative dimension ",
+        n,
+        ": ",
+        shape_str(sizes));
+  }
+  bool overflow = false;
+  for (int64_t n : sizes) {
+    overflow = overflow || __builtin_mul_overflow(numel, n, &numel);
+  }
+  NPGRAD_CHECK(
+      !overflow,
+      "Storage size calculation overflowed with sizes=",
+      shape_str(sizes));
+}
+
 }  // namespace npgrad

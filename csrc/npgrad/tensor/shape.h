@@ -16,4 +16,8 @@ Shape infer_size(const Shape& a, const Shape& b);
 /// The strides (in elements) of a C-contiguous tensor of `sizes`.
 Shape contiguous_strides(const Shape& sizes);
 
+/// torch's checks before allocating a tensor of `sizes`: "Trying to create
+/// tensor with negative dimension", "Storage size calculation overflowed".
+void check_allocatable(const Shape& sizes);
+
 }  // namespace npgrad
