@@ -345,3 +345,7 @@ from ._C import convolution  # noqa: E402
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
+# clamp's one-sided forms.
+from ._C import clamp_max, clamp_min  # noqa: E402
+
+__all__ += ["clamp_max", "clamp_min"]
