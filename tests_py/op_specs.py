@@ -1469,6 +1469,103 @@ POINTWISE_MORE = [
     ),
 ]
 
+
+# clamp with tensor bounds (broadcast; min > max in places, where max wins),
+# clamp_min and clamp_max (number and tensor overloads), and in-place forms.
+_CLAMP_SAVED = ("_saved_self", "_saved_min", "_saved_max")
+CLAMP = [
+    Op(
+        "clamp_tensors",
+        lambda lib, a, lo, hi: lib.clamp(a, lo, hi),
+        (R(2, 3), R(3), R(2, 1)),
+        "ClampBackward0",
+        _CLAMP_SAVED,
+    ),
+    Op("clamp_tensor_min_method", lambda lib, a, lo: a.clamp(lo), (R(2, 3), R(2, 3)), "ClampBackward0", _CLAMP_SAVED),
+    Op("clip_tensor_max", lambda lib, a, hi: lib.clip(a, max=hi), (R(2, 3), R(1)), "ClampBackward0", _CLAMP_SAVED),
+    Op(
+        "clamp_tensors_inplace",
+        lambda lib, a, lo, hi: (a * 1).clamp_(lo, hi),
+        (R(2, 3), R(3), R(2, 3)),
+        "ClampBackward0",
+    ),
+    Op(
+        "clamp_min_number",
+        lambda lib, a: lib.clamp_min(a, 0.3),
+        (R(2, 3),),
+        "ClampMinBackward0",
+        ("_saved_self", "_saved_min"),
+    ),
+    Op(
+        "clamp_max_number_method",
+        lambda lib, a: a.clamp_max(-0.3),
+        (R(2, 3),),
+        "ClampMaxBackward0",
+        ("_saved_self", "_saved_max"),
+    ),
+    Op(
+        "clamp_min_tensor",
+        lambda lib, a, b: lib.clamp_min(a, b),
+        (R(2, 3), R(3)),
+        "ClampMinBackward1",
+        ("_saved_self", "_saved_min"),
+    ),
+    Op(
+        "clamp_max_tensor_method",
+        lambda lib, a, b: a.clamp_max(b),
+        (
+            R(
+                3,
+            ),
+            R(2, 3),
+        ),
+        "ClampMaxBackward1",
+        ("_saved_self", "_saved_max"),
+    ),
+    Op("clamp_min_tensor_inplace", lambda lib, a, b: (a * 1).clamp_min_(b), (R(2, 3), R(3)), "ClampMinBackward1"),
+    Op("clamp_max_number_inplace", lambda lib, a: (a * 1).clamp_max_(0.3), (R(2, 3),), "ClampMaxBackward0"),
+]
+
+# normalize and the embedding losses (torch's composites): their last node.
+NN_EXTRA = [
+    Op("F_normalize", lambda lib, a: _F(lib).normalize(a), (R(2, 3),), "DivBackward0"),
+    Op("F_normalize_p1_dim0", lambda lib, a: _F(lib).normalize(a, 1.0, 0), (R(2, 3),), "DivBackward0"),
+    Op(
+        "F_margin_ranking_loss",
+        lambda lib, a, b, t: _F(lib).margin_ranking_loss(a, b, t, margin=0.3),
+        (R(5), R(5), R(5)),
+        "MeanBackward0",
+    ),
+    Op(
+        "F_pairwise_distance",
+        lambda lib, a, b: _F(lib).pairwise_distance(a, b),
+        (R(2, 3), R(3)),
+        "NormBackward1",
+        ("_saved_p", "_saved_dim", "_saved_keepdim", "_saved_self", "_saved_result"),
+    ),
+    Op(
+        "F_pairwise_distance_p1_keepdim",
+        lambda lib, a, b: _F(lib).pairwise_distance(a, b, 1, keepdim=True),
+        (R(2, 3), R(2, 3)),
+        "NormBackward1",
+        ("_saved_p", "_saved_dim", "_saved_keepdim"),
+    ),
+    Op(
+        "F_triplet_margin_loss_swap",
+        lambda lib, a, p, n: _F(lib).triplet_margin_loss(a, p, n, margin=2.0, swap=True),
+        (R(2, 3), R(2, 3), R(2, 3)),
+        "MeanBackward0",
+    ),
+    Op(
+        "F_hinge_embedding_loss_none",
+        lambda lib, a: _F(lib).hinge_embedding_loss(
+            a, lib.tensor([[1.0, -1.0, 0.0], [-1.0, -1.0, 1.0]], dtype=a.dtype), reduction="none"
+        ),
+        (R(2, 3),),
+        "AddBackward0",
+    ),
+]
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -1490,5 +1587,7 @@ ALL = (
     + NORMALIZATION
     + TRANSFORMER
     + POINTWISE_MORE
+    + CLAMP
+    + NN_EXTRA
 )
 # fmt: on

@@ -7,6 +7,8 @@ namespace npgrad::bindings {
 /// lerp, addcmul, addcdiv, glu and the losses (loss.cpp); after
 /// bind_op_tables, which makes npgrad._C._nn.
 void bind_losses(py::module_& m);
+/// clamp, clip, clamp_min, clamp_max (clamp.cpp).
+void bind_clamp(py::module_& m);
 }  // namespace npgrad::bindings
 
 PYBIND11_MODULE(_C, m) {
@@ -19,6 +21,7 @@ PYBIND11_MODULE(_C, m) {
   bind_tensor_subclass(m);
   bind_nodes(m);
   bind_ops(m);
+  bind_clamp(m);
   bind_op_tables(m);
   bind_losses(m);
   bind_pooling(m);

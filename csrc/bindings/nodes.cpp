@@ -7,6 +7,7 @@
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/accumulate_grad.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/nodes/clamp_nodes.h"
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
@@ -324,6 +325,11 @@ void bind_nodes(py::module_& m) {
   bind_node<SgnBackward0>(fm, "SgnBackward0");
   bind_node<ThresholdBackwardBackward0>(fm, "ThresholdBackwardBackward0");
   bind_node<ClampBackward1>(fm, "ClampBackward1");
+  bind_node<ClampBackward0>(fm, "ClampBackward0");
+  bind_node<ClampMinBackward0>(fm, "ClampMinBackward0");
+  bind_node<ClampMinBackward1>(fm, "ClampMinBackward1");
+  bind_node<ClampMaxBackward0>(fm, "ClampMaxBackward0");
+  bind_node<ClampMaxBackward1>(fm, "ClampMaxBackward1");
   bind_node<WhereBackward0>(fm, "WhereBackward0");
   bind_node<MaskedFillBackward0>(fm, "MaskedFillBackward0");
   bind_node<MaskedFillBackward1>(fm, "MaskedFillBackward1");
@@ -341,6 +347,7 @@ void bind_nodes(py::module_& m) {
   bind_node<MedianBackward1>(fm, "MedianBackward1");
   bind_node<KthvalueBackward0>(fm, "KthvalueBackward0");
   bind_node<LinalgVectorNormBackward0>(fm, "LinalgVectorNormBackward0");
+  bind_node<NormBackward1>(fm, "NormBackward1");
   bind_node<CumsumBackward0>(fm, "CumsumBackward0");
   bind_node<CumprodBackward0>(fm, "CumprodBackward0");
   bind_node<SortBackward0>(fm, "SortBackward0");

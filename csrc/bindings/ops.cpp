@@ -170,22 +170,6 @@ std::optional<ScalarType> optional_dtype(py::handle dtype) {
   return dtype_from_object(dtype);
 }
 
-std::optional<double> optional_double(py::handle v) {
-  if (v.is_none()) {
-    return std::nullopt;
-  }
-  return v.cast<double>();
-}
-
-Tensor clamp_impl(const Tensor& a, py::handle min, py::handle max) {
-  return ops::clamp(a, optional_double(min), optional_double(max));
-}
-
-py::object clamp_inplace_impl(py::object self, py::handle min, py::handle max) {
-  ops::clamp_(self.cast<Tensor>(), optional_double(min), optional_double(max));
-  return self;
-}
-
 // masked_fill's mask and value (a tensor or a Python number, checked as
 // fill_ checks a number), or torch's "invalid combination" error listing
 // `got`.
@@ -1146,6 +1130,8 @@ Tensor norm_impl(
 }
 
 // Scans, sort, topk, median, kthvalue and norm: functions and methods.
+// _C._norm is ATen's norm.ScalarOpt_dim (NormBackward1), which torch's
+// composites call (pairwise_distance); torch.norm records linalg.vector_norm.
 void bind_sorting(
     py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
   for (bool is_prod : {false, true}) {
@@ -1248,6 +1234,15 @@ void bind_sorting(
       "dim"_a = py::none(),
       "keepdim"_a = false,
       "dtype"_a = py::none());
+  m.def(
+      "_norm",
+      [](const Tensor& a, double p, std::vector<int64_t> dim, bool keepdim) {
+        return ops::vector_norm(a, p, false, dim, keepdim, std::nullopt, true);
+      },
+      "input"_a,
+      "p"_a,
+      "dim"_a,
+      "keepdim"_a = false);
   // median(input) and median(input, dim): two torch overloads.
   mark_torch_overloaded(m.attr("median"), 2);
 }
@@ -1627,10 +1622,6 @@ void bind_ops(py::module_& m) {
       "mm",
       [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
       "mat2"_a);
-  // clip is torch's alias of clamp (the same node, ClampBackward1).
-  for (const char* name : {"clamp", "clip"}) {
-    cls.def(name, &clamp_impl, "min"_a = py::none(), "max"_a = py::none());
-  }
   cls.def(
       "where",
       [](const Tensor& a, py::handle cond, py::handle b) {
@@ -1795,10 +1786,6 @@ void bind_ops(py::module_& m) {
         return self;
       },
       "other"_a);
-  for (const char* name : {"clamp_", "clip_"}) {
-    cls.def(
-        name, &clamp_inplace_impl, "min"_a = py::none(), "max"_a = py::none());
-  }
   cls.def(
       "masked_fill_",
       [](py::object self, py::handle mask, py::handle value) {
@@ -1884,15 +1871,6 @@ void bind_ops(py::module_& m) {
   m.def("square", &ops::square, "input"_a);
   m.def("sgn", &ops::sgn, "input"_a);
   m.def("mm", &ops::mm, "input"_a, "mat2"_a);
-  for (const char* name : {"clamp", "clip"}) {
-    m.def(
-        name,
-        &clamp_impl,
-        "input"_a,
-        "min"_a = py::none(),
-        "max"_a = py::none());
-    mark_torch_overloaded(m.attr(name), 1);
-  }
   bind_products(m, cls);
   bind_indexing(m, cls);
   m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);

@@ -359,3 +359,8 @@ from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402
 __all__ += ["broadcast_shapes", "broadcast_tensors"]
 # npgrad.optim, as torch.optim.
 from . import optim  # noqa: E402,F401
+
+# clamp's one-sided forms.
+from ._C import clamp_max, clamp_min  # noqa: E402
+
+__all__ += ["clamp_max", "clamp_min"]

@@ -666,8 +666,9 @@ for _op in _C._op_table:
 
 add_docstr_all(
     "clamp",
-    """Limits every element to ``[min, max]`` (either bound may be ``None``). The
-gradient is 1 where ``min <= x <= max`` and 0 elsewhere.
+    """Limits every element to ``[min, max]`` (either bound may be ``None``, a number
+or a tensor that broadcasts with self). The gradient is 1 where
+``min <= x <= max`` and 0 elsewhere; tensor bounds get the rest.
 
 >>> import npgrad as torch
 >>> torch.tensor([-2.0, 0.5, 3.0]).clamp(min=0.0, max=1.0)
@@ -1763,4 +1764,29 @@ _TERNARY_DOCS = [
 ]
 
 for _name, _summary, _example, _result in _TERNARY_DOCS:
+    add_docstr_all(_name, f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n")
+
+# clamp's one-sided forms (numbers or tensors as bounds).
+_CLAMP_DOCS = [
+    (
+        "clamp_min",
+        "``max(self, min)`` elementwise, see ``torch.clamp_min``.",
+        "torch.tensor([-1.0, 0.5]).clamp_min(0.0)",
+        "tensor([0.0000, 0.5000])",
+    ),
+    (
+        "clamp_max",
+        "``min(self, max)`` elementwise, see ``torch.clamp_max``.",
+        "torch.tensor([-1.0, 0.5]).clamp_max(0.0)",
+        "tensor([-1.,  0.])",
+    ),
+    (
+        "clamp_min_",
+        "In-place ``clamp_min``.",
+        "torch.tensor([-1.0, 0.5]).clamp_min_(torch.tensor([0.0, 1.0]))",
+        "tensor([0., 1.])",
+    ),
+    ("clamp_max_", "In-place ``clamp_max``.", "torch.tensor([-1.0, 0.5]).clamp_max_(0.0)", "tensor([-1.,  0.])"),
+]
+for _name, _summary, _example, _result in _CLAMP_DOCS:
     add_docstr_all(_name, f"{_summary}\n\n>>> import npgrad as torch\n>>> {_example}\n{_result}\n")

@@ -295,11 +295,16 @@ tensor([-1.1113,  2.1014])
 
 add_docstr(
     _C.clamp,
-    """Limits every element to ``[min, max]``; either bound may be ``None``.
+    """Limits every element to ``[min, max]``; either bound may be ``None``. The
+bounds are numbers (``ClampBackward1``) or tensors that broadcast with ``input``
+and get gradients too (``ClampBackward0``); where ``min > max`` the result is
+``max``. The result's dtype promotes ``input`` with the bounds.
 
 >>> import npgrad as torch
 >>> torch.clamp(torch.tensor([-1.0, 0.5, 2.0]), min=0.0)
 tensor([0.0000, 0.5000, 2.0000])
+>>> torch.clamp(torch.tensor([1, 5]), torch.tensor([2.5, 0.0]), torch.tensor(3))
+tensor([2.5000, 3.0000])
 """,
 )
 
@@ -317,7 +322,7 @@ tensor([0., 2.])
 
 add_docstr(
     _C.clip,
-    """Alias for :func:`clamp` (the same node, ``ClampBackward1``).
+    """Alias for :func:`clamp` (the same nodes).
 
 >>> import npgrad as torch
 >>> torch.clip(torch.tensor([-1.0, 0.5, 2.0]), -0.5, 1.0)
@@ -1762,6 +1767,40 @@ add_internal_docstr(
 >>> torch._C._col2im(torch.ones(1, 4, 1), [2, 2], [2, 2], [1, 1], [0, 0], [1, 1])
 tensor([[[[1., 1.],
           [1., 1.]]]])
+""",
+)
+
+add_docstr(
+    _C.clamp_min,
+    """``max(input, min)`` elementwise: ``min`` is a number (``ClampMinBackward0``) or
+a tensor that broadcasts and gets a gradient (``ClampMinBackward1``).
+
+>>> import npgrad as torch
+>>> torch.clamp_min(torch.tensor([-1.0, 0.5]), 0.0)
+tensor([0.0000, 0.5000])
+""",
+)
+add_docstr(
+    _C.clamp_max,
+    """``min(input, max)`` elementwise: ``max`` is a number (``ClampMaxBackward0``) or
+a tensor that broadcasts and gets a gradient (``ClampMaxBackward1``).
+
+>>> import npgrad as torch
+>>> torch.clamp_max(torch.tensor([-1.0, 0.5]), torch.tensor([0.0, 1.0]))
+tensor([-1.0000,  0.5000])
+""",
+)
+
+add_internal_docstr(
+    _C,
+    "_norm",
+    """ATen's ``norm(input, p, dim, keepdim)`` (``NormBackward1``), which torch's
+composites call (``pairwise_distance``); ``torch.norm`` records
+``LinalgVectorNormBackward0``.
+
+>>> import npgrad as torch
+>>> torch._C._norm(torch.tensor([[3.0, 4.0]]), 2.0, [1])
+tensor([5.])
 """,
 )
 

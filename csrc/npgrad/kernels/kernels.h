@@ -113,9 +113,6 @@ Tensor unary_map(
     ScalarType compute,
     float (*f32)(float),
     double (*f64)(double));
-/// clamp with optional bounds (NaN propagates).
-Tensor clamp(
-    const Tensor& a, std::optional<double> min, std::optional<double> max);
 Tensor where(
     const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype);
 

@@ -281,27 +281,6 @@ Tensor unary_map(
   return work == compute ? out : cast(out, compute);
 }
 
-Tensor clamp(
-    const Tensor& a, std::optional<double> min, std::optional<double> max) {
-  Tensor r;
-  ScalarType dt = a.dtype();
-  auto bound = [&](double v) {
-    return scalar_tensor(
-        v, is_floating(dt) ? ScalarType::Float64 : ScalarType::Int64, true);
-  };
-  r = a;
-  if (min) {
-    r = binary(Binary::Maximum, r, bound(*min), dt);
-  }
-  if (max) {
-    r = binary(Binary::Minimum, r, bound(*max), dt);
-  }
-  if (r.is_same(a)) {
-    r = cast(a, dt);
-  }
-  return r;
-}
-
 Tensor where(
     const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
   IgnoreFpErrors quiet;  // casting a float into float16 may overflow to inf

@@ -140,7 +140,7 @@ void check_broadcasts_to_self(const Tensor& self, const Tensor& other) {
       shape_str(broadcast));
 }
 
-void check_castable(ScalarType result, ScalarType out) {
+void check_castable(ScalarType result, ScalarType out, bool cpp_type_name) {
   bool ok = !(is_floating(result) && !is_floating(out)) &&
             !(result == ScalarType::Int64 && out == ScalarType::Bool);
   NPGRAD_CHECK(
@@ -148,7 +148,7 @@ void check_castable(ScalarType result, ScalarType out) {
       "result type ",
       scalar_type_name(result),
       " can't be cast to the desired output type ",
-      scalar_type_name(out));
+      cpp_type_name ? type_meta_name(out) : scalar_type_name(out));
 }
 
 SavedVariable save_original(const Tensor& self) {
@@ -283,25 +283,6 @@ void copy_(const Tensor& self, const Tensor& src) {
         self.strides() == src.strides() && self.dtype() == src.dtype())) {
     kernels::copy_into(self, src);
   }
-  finish_inplace(self, node);
-}
-
-void clamp_(
-    const Tensor& self, std::optional<double> min, std::optional<double> max) {
-  NPGRAD_CHECK(
-      min || max,
-      "torch.clamp: At least one of 'min' or 'max' must not be None");
-  bool rg = compute_requires_grad({&self});
-  check_inplace(self, rg);
-  std::shared_ptr<Node> node;
-  if (rg) {
-    auto n = make_inplace_node<ClampBackward1>({&self});
-    n->self_ = save_original(self);
-    n->min = min;
-    n->max = max;
-    node = n;
-  }
-  kernels::copy_into(self, kernels::clamp(self, min, max));
   finish_inplace(self, node);
 }
 

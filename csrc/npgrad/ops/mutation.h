@@ -21,8 +21,10 @@ void check_no_partial_overlap(const Tensor& self, const Tensor& input);
 /// An in-place op's other operand broadcasts to self's shape exactly.
 void check_broadcasts_to_self(const Tensor& self, const Tensor& other);
 /// torch's error when a result of dtype `result` cannot be written into a
-/// tensor of dtype `out` (a float result into an integer tensor).
-void check_castable(ScalarType result, ScalarType out);
+/// tensor of dtype `out` (a float result into an integer tensor); some of
+/// torch's kernels name `out` by its C++ type ("long int", cpp_type_name).
+void check_castable(
+    ScalarType result, ScalarType out, bool cpp_type_name = false);
 /// Step (2) for a formula that needs self's value before the write: a clone
 /// recorded as torch's original_self = self.clone() is (CloneBackward0), so
 /// that a double backward flows through it to self's history.

@@ -175,14 +175,17 @@ Tensor prod(
 
 /// torch's linalg.vector_norm: (sum |a|^ord)^(1 / ord) over dims (all when
 /// nullopt), computed in dtype when given (LinalgVectorNormBackward0).
-/// `ord_is_int` only decides how the node shows `_saved_ord`.
+/// `ord_is_int` only decides how the node shows `_saved_ord`. `aten_norm`:
+/// record ATen's norm.ScalarOpt_dim instead (NormBackward1, which saves the
+/// wrapped dims and shows ord as `_saved_p`).
 Tensor vector_norm(
     const Tensor& a,
     double ord,
     bool ord_is_int,
     const std::optional<std::vector<int64_t>>& dims,
     bool keepdim,
-    std::optional<ScalarType> dtype);
+    std::optional<ScalarType> dtype,
+    bool aten_norm = false);
 
 // ---- Scans, sorting and selection along a dim ----
 // Dims are saved as given; results keep torch's dtypes (int64 indices, int64

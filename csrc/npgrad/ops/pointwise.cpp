@@ -167,21 +167,6 @@ Tensor square(const Tensor& a) {
   return pow(a, wrapped_scalar(2, ScalarType::Int64));
 }
 
-Tensor clamp(
-    const Tensor& a, std::optional<double> min, std::optional<double> max) {
-  NPGRAD_CHECK(
-      min || max,
-      "torch.clamp: At least one of 'min' or 'max' must not be None");
-  Tensor out = kernels::clamp(a, min, max);
-  if (compute_requires_grad({&a})) {
-    auto node = record<ClampBackward1>(out, {&a});
-    node->self_ = SavedVariable(a, false);
-    node->min = min;
-    node->max = max;
-  }
-  return out;
-}
-
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   NPGRAD_CHECK(
       cond.dtype() == ScalarType::Bool,

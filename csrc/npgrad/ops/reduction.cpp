@@ -572,7 +572,8 @@ Tensor vector_norm(
     bool ord_is_int,
     const std::optional<std::vector<int64_t>>& dims,
     bool keepdim,
-    std::optional<ScalarType> dtype) {
+    std::optional<ScalarType> dtype,
+    bool aten_norm) {
   NPGRAD_CHECK(
       is_floating(a.dtype()),
       "linalg.vector_norm: Expected a floating point or complex tensor as "
@@ -615,8 +616,13 @@ Tensor vector_norm(
   Tensor x = dtype && *dtype != a.dtype() ? kernels::cast(a, *dtype) : a;
   Tensor out = norm_values(x, ord, wrapped, keepdim);
   if (compute_requires_grad({&a})) {
-    auto node = record(out, a, make_node<LinalgVectorNormBackward0>());
-    node->dims = dims;
+    auto node =
+        aten_norm
+            ? std::shared_ptr<VectorNormBackward>(make_node<NormBackward1>())
+            : make_node<LinalgVectorNormBackward0>();
+    record(out, a, node);
+    node->dims =
+        aten_norm ? std::optional<std::vector<int64_t>>(wrapped) : dims;
     node->keepdim = keepdim;
     node->ord = ord;
     node->ord_is_int = ord_is_int;

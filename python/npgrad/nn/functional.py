@@ -2524,3 +2524,147 @@ def _sdpa_math(
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True)
     return _C.matmul(weights, value)
+
+
+# ---- normalize and the embedding losses (torch's composites) ----
+# Each records the graph torch's ATen composite records: normalize is norm,
+# clamp_min, expand and div; the losses are where/clamp_min_ over pointwise ops,
+# then the reduction (MeanBackward0 or SumBackward0). A number ATen adds as a
+# Scalar is added with _C._add_scalar (AddBackward1, as torch records it).
+# (cosine_embedding_loss needs ATen's sub(Tensor, Scalar), SubBackward1, which
+# npgrad does not record yet.)
+
+from .._creation import zeros_like as _zeros_like  # noqa: E402
+
+__all__ += ["hinge_embedding_loss", "margin_ranking_loss", "normalize"]
+
+
+def _apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
+    # ATen's apply_loss_reduction: 0 none, 1 mean, 2 sum.
+    return loss.mean() if reduction == 1 else loss.sum() if reduction == 2 else loss
+
+
+def _number(value: float, like: Tensor) -> Tensor:
+    # A 0-dim operand of like's dtype for `value - like`: torch's C++
+    # `margin - self` records SubBackward0, not RsubBackward1.
+    return tensor(value, dtype=like.dtype)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input`` divided by its ``p``-norm along ``dim``, the norm clamped below at
+    ``eps``: torch's composite (``DivBackward0`` over ``ExpandBackward0`` over
+    ``ClampMinBackward0`` over ``LinalgVectorNormBackward0``). With ``out``, the
+    result is written there (no graph, as torch's ``div(..., out=)``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.normalize(torch.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    with no_grad():
+        out.copy_(input / denom)
+    return out
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)``, then the reduction: torch's
+    composite (``ClampMinBackward0`` over ``AddBackward1`` over ``MulBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.margin_ranking_loss(torch.tensor([1.0, 2.0]), torch.tensor([2.0, 0.0]), torch.tensor([1.0, 1.0]))
+    tensor(0.5000)
+    """
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    output = _C._add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
+    return _apply_loss_reduction(output, reduction_enum)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``input`` where ``target == 1`` and ``max(0, margin - input)`` where
+    ``target == -1`` (both where ``target`` is neither), then the reduction: torch's
+    composite.
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.hinge_embedding_loss(torch.tensor([0.3, 2.0]), torch.tensor([1.0, -1.0]))
+    tensor(0.1500)
+    """
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    zeros = _zeros_like(input)
+    margin_clamp = (_number(margin, input) - input).clamp_min_(0)
+    output = _C.where(target != 1, margin_clamp, zeros) + _C.where(target != -1, input, zeros)
+    return _apply_loss_reduction(output, reduction_enum)
+
+
+__all__ += ["pairwise_distance", "triplet_margin_loss"]
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """The ``p``-norm of ``x1 - x2 + eps`` along the last dim (broadcast): torch's
+    composite (``NormBackward1`` over ``AddBackward1`` over ``SubBackward0``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.functional.pairwise_distance(torch.tensor([[0.0, 0.0]]), torch.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor([5.])
+    """
+    innermost = max(x1.dim(), x2.dim()) - 1
+    return _C._norm(_C._add_scalar(x1 - x2, eps), float(p), [innermost], keepdim)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with ``d`` the
+    ``pairwise_distance``; with ``swap``, ``d(anchor, negative)`` is the smaller of it
+    and ``d(positive, negative)``. Then the reduction: torch's composite.
+
+    >>> import npgrad as torch
+    >>> a = torch.tensor([[0.0, 0.0]])
+    >>> torch.nn.functional.triplet_margin_loss(a, torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.5]]), eps=0.0)
+    tensor(0.5000)
+    """
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
+            f"anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D inputs"
+        )
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = _C.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = (_C._add_scalar(dist_pos, margin) - dist_neg).clamp_min(0)
+    return _apply_loss_reduction(output, reduction_enum)

@@ -89,19 +89,6 @@ void ThresholdBackwardBackward0::compute(
   }
 }
 
-void ClampBackward1::compute(const variable_list& g, variable_list& out) {
-  Tensor self = self_.unpack();
-  Tensor mask;
-  if (min) {
-    mask = ge(self, scalar(*min));
-  }
-  if (max) {
-    Tensor below_max = le(self, scalar(*max));
-    mask = mask.defined() ? logical_and(mask, below_max) : below_max;
-  }
-  out[0] = mask.defined() ? mul(g[0], mask) : g[0];
-}
-
 void WhereBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor cond = condition_.unpack();
   Tensor zero = zeros_like(g[0]);

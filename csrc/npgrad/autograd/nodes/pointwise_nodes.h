@@ -51,26 +51,6 @@ struct PowBackward2 final : FormulaNode {
   double self = 0;
 };
 
-struct ClampBackward1 final : FormulaNode {
-  NPGRAD_NODE_NAME(ClampBackward1)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    if (max) {
-      v.real("_saved_max", *max);
-    } else {
-      v.none("_saved_max");
-    }
-    if (min) {
-      v.real("_saved_min", *min);
-    } else {
-      v.none("_saved_min");
-    }
-    v.tensor("_saved_self", self_);
-  }
-  SavedVariable self_;
-  std::optional<double> min, max;
-};
-
 struct WhereBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(WhereBackward0)
   void compute(const variable_list& g, variable_list& out) override;

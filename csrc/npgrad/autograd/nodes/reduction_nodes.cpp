@@ -224,8 +224,7 @@ void LogSoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
       });
 }
 
-void LinalgVectorNormBackward0::compute(
-    const variable_list& g, variable_list& out) {
+void VectorNormBackward::compute(const variable_list& g, variable_list& out) {
   if (ord == 0) {
     return;  // no gradient (undefined), as torch's formula gives
   }

@@ -218,10 +218,11 @@ struct LogSoftmaxBackward0 final : SoftmaxBackward0Base {
   void compute(const variable_list& g, variable_list& out) override;
 };
 
-/// linalg.vector_norm (and torch.norm, which calls it). `dim` is None when
-/// not given (all dims); `ord` shows as an int or a float, as it was given.
-struct LinalgVectorNormBackward0 final : SelfResultNode {
-  NPGRAD_NODE_NAME(LinalgVectorNormBackward0)
+/// The p-norm over dims: linalg.vector_norm (and torch.norm, which calls it)
+/// saves p as `_saved_ord`, ATen's norm (pairwise_distance) as `_saved_p`.
+/// `dim` is None when not given (all dims); `ord` shows as an int or a float,
+/// as it was given.
+struct VectorNormBackward : SelfResultNode {
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
     if (dims) {
@@ -231,16 +232,27 @@ struct LinalgVectorNormBackward0 final : SelfResultNode {
     }
     v.boolean("_saved_keepdim", keepdim);
     if (ord_is_int && ord >= 0) {
-      v.integer("_saved_ord", static_cast<int64_t>(ord));
+      v.integer(ord_attribute(), static_cast<int64_t>(ord));
     } else {
-      v.real("_saved_ord", ord);
+      v.real(ord_attribute(), ord);
     }
     SelfResultNode::visit_saved(v);
   }
+  virtual const char* ord_attribute() const = 0;
   std::optional<Shape> dims;
   bool keepdim = false;
   double ord = 2;
   bool ord_is_int = false;
+};
+
+struct LinalgVectorNormBackward0 final : VectorNormBackward {
+  NPGRAD_NODE_NAME(LinalgVectorNormBackward0)
+  const char* ord_attribute() const override { return "_saved_ord"; }
+};
+
+struct NormBackward1 final : VectorNormBackward {
+  NPGRAD_NODE_NAME(NormBackward1)
+  const char* ord_attribute() const override { return "_saved_p"; }
 };
 
 }  // namespace npgrad::autograd
