@@ -42,6 +42,7 @@ MODULES = (
     "npgrad.utils.hooks",
     "npgrad.utils.dlpack",
     "npgrad.utils.viz",
+    "npgrad.utils.checkpoint",
 )
 
 
