@@ -6,6 +6,7 @@ that nothing outlives backward."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import importlib
 import re
@@ -226,6 +227,40 @@ def test_is_checkpoint_valid_is_false_in_the_nodes_of_a_pass_given_inputs(ng):
     assert ng.autograd._is_checkpoint_valid()
 
 
+@pytest.mark.parametrize("grouped", [False, True])
+def test_graph_exec_group_shares_one_recomputation(ng, cp, grouped):
+    calls = []
+
+    def f(a):
+        calls.append(1)
+        return a.sin(), a.exp()
+
+    x = leaf(ng)
+    y1, y2 = cp.checkpoint(f, x, use_reentrant=False)
+    with cp.GraphExecGroup() if grouped else contextlib.nullcontext():
+        (g1,) = ng.autograd.grad(y1.sum(), x)
+        (g2,) = ng.autograd.grad(y2.sum(), x)
+    assert len(calls) == (2 if grouped else 3)
+    assert_close(g1, x.detach().cos())
+    assert_close(g2, x.detach().exp())
+
+
+def test_graph_exec_group_errors(ng, cp):
+    x = leaf(ng)
+    y = cp.checkpoint(lambda a: a.sin(), x, use_reentrant=False)
+    with cp.GraphExecGroup() as group:
+        assert cp.GraphExecGroup._get_current_group() is group
+        with pytest.raises(
+            RuntimeError,
+            match=f"^GraphExecGroup contexts cannot be nested. Already inside group {re.escape(repr(group))}$",
+        ):
+            cp.GraphExecGroup().__enter__()
+        ng.autograd.grad(y.sum(), x, retain_graph=True)
+        with pytest.raises(cp.CheckpointError, match="Performing two backward calls that overlap"):
+            ng.autograd.grad(y.sum(), x)
+    assert cp.GraphExecGroup._get_current_group() is None
+
+
 # ----------------------------------------------------------------------------------
 # RNG state
 
@@ -427,8 +462,6 @@ def test_unpacking_a_recomputed_tensor_twice(ng, cp):
 
 
 def test_context_fn_wraps_the_forward_and_the_recomputation(ng, cp):
-    import contextlib
-
     log = []
 
     @contextlib.contextmanager
@@ -445,6 +478,20 @@ def test_context_fn_wraps_the_forward_and_the_recomputation(ng, cp):
     y.sum().backward()
     # Early stop leaves the recomputation (and its context) by an exception.
     assert log == ["enter fwd", "run", "exit fwd", "enter recompute", "run"]
+
+
+def test_a_forward_context_may_not_suppress_the_function_error(ng, cp):
+    def f(a):
+        raise ValueError("boom")
+
+    message = (
+        "torch.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised "
+        "during the checkpointed forward. This is not supported because checkpoint cannot return a value for "
+        "a failed forward."
+    )
+    context_fn = lambda: (contextlib.suppress(ValueError), contextlib.nullcontext())  # noqa: E731
+    with pytest.raises(RuntimeError, match=f"^{re.escape(message)}$"):
+        cp.checkpoint(f, leaf(ng), use_reentrant=False, context_fn=context_fn)
 
 
 def test_warnings_when_use_reentrant_is_not_passed(ng, cp):
@@ -540,17 +587,11 @@ def test_the_checkpoint_state_is_freed_with_the_graph(ng, cp, use_reentrant, bac
 
 def test_saved_tensors_hooks_see_only_the_checkpoint_inputs(ng, cp):
     log = []
-
-    def pack(t):
-        log.append("pack")
-        return t
-
-    def unpack(t):
-        log.append("unpack")
-        return t
-
     x = leaf(ng)
-    with ng.autograd.graph.saved_tensors_hooks(pack, unpack):
+    hooks = ng.autograd.graph.saved_tensors_hooks(
+        lambda t: log.append("pack") or t, lambda t: log.append("unpack") or t
+    )
+    with hooks:
         y = cp.checkpoint(lambda a: a.exp().sin().cos(), x, use_reentrant=False)
     assert log == ["pack"]  # the input, saved for the recomputation
     y.sum().backward()

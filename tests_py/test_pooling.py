@@ -10,6 +10,7 @@ order against finite differences.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -341,3 +342,19 @@ def test_non_constant_pad_modes_match_torch(ng, torch_ref, mode, shape, pad):
 def test_reflect_pad_second_order_against_finite_differences(ng):
     x = from_np(ng, _data(1, 2, 4), requires_grad=True)
     assert ng.autograd.gradgradcheck(lambda t: ng.nn.functional.pad(t, (2, 3), mode="reflect") ** 2, (x,))
+
+
+@pytest.mark.parametrize(
+    ("name", "output_size", "message"),
+    [
+        ("adaptive_max_pool1d", 2**62, "Storage size calculation overflowed with sizes=[3, 1, 4611686018427387904]"),
+        ("adaptive_avg_pool1d", 2**62, "numel: integer multiplication overflow"),
+        ("adaptive_max_pool2d", (2**40, 2**40), "Storage size calculation overflowed with sizes=[3, 1099511627776,"),
+        ("adaptive_avg_pool2d", (2**40, 2**40), "numel: integer multiplication overflow"),
+    ],
+)
+def test_adaptive_pool_output_size_too_large_to_allocate(ng, name, output_size, message):
+    """Refused before the pooling windows are built (npgrad used to build them for ever)."""
+    x = ng.zeros(3, 4, 4, dtype=ng.float64) if name.endswith("2d") else ng.zeros(3, 4, dtype=ng.float64)
+    with pytest.raises(RuntimeError, match=f"^{re.escape(message)}"):
+        getattr(ng.nn.functional, name)(x, output_size)

@@ -235,10 +235,18 @@ Tensor empty_preserving_layout(const Tensor& a) {
   }
   return kernels::empty_strided(a.sizes(), a.strides(), a.dtype());
 }
+}  // namespace
 
-// torch's check that a tensor of `sizes` can be allocated.
-void check_allocatable(const Shape& sizes) {
+bool numel_overflows(const Shape& sizes) {
   int64_t numel = 1;
+  bool overflow = false;
+  for (int64_t n : sizes) {
+    overflow = overflow || __builtin_mul_overflow(numel, n, &numel);
+  }
+  return overflow;
+}
+
+void check_allocatable(const Shape& sizes) {
   for (int64_t n : sizes) {
     NPGRAD_CHECK(
         n >= 0,
@@ -247,15 +255,13 @@ void check_allocatable(const Shape& sizes) {
         ": ",
         shape_str(sizes));
   }
-  bool overflow = false;
-  for (int64_t n : sizes) {
-    overflow = overflow || __builtin_mul_overflow(numel, n, &numel);
-  }
   NPGRAD_CHECK(
-      !overflow,
+      !numel_overflows(sizes),
       "Storage size calculation overflowed with sizes=",
       shape_str(sizes));
 }
+
+namespace {
 
 // Values of triu (upper) or tril of the last two dims of `a`.
 Tensor triangle_values(const Tensor& a, int64_t diagonal, bool upper) {

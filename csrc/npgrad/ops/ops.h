@@ -20,6 +20,11 @@ Tensor wrapped_scalar(double value, ScalarType dtype);
 bool is_expandable_to(const Shape& shape, const Shape& desired);
 /// Sums t down to `shape` (the reduction of a broadcast gradient).
 Tensor sum_to(const Tensor& t, const Shape& shape);
+/// Whether the element count of a tensor of `sizes` overflows int64.
+bool numel_overflows(const Shape& sizes);
+/// torch's check that a tensor of `sizes` can be allocated (no negative
+/// dimension, no overflowing element count).
+void check_allocatable(const Shape& sizes);
 /// Differentiable dtype conversion (ToCopyBackward0); t itself when equal.
 Tensor to_dtype(const Tensor& t, ScalarType dtype);
 Tensor zeros(const Shape& sizes, ScalarType dtype);

@@ -272,10 +272,12 @@ void check_adaptive(const Tensor& a, const Shape& output_size, bool is_max) {
         d,
         " being empty");
   }
+  // Checked before the windows are built: a huge output_size would
+  // otherwise build them for ever.
+  Shape out = a.sizes();
+  out.resize(out.size() - 2);
+  out.insert(out.end(), output_size.begin(), output_size.end());
   if (is_max) {
-    Shape out = a.sizes();
-    out.resize(out.size() - 2);
-    out.insert(out.end(), output_size.begin(), output_size.end());
     for (int64_t s : output_size) {
       NPGRAD_CHECK(
           s >= 0,
@@ -284,6 +286,7 @@ void check_adaptive(const Tensor& a, const Shape& output_size, bool is_max) {
           ": ",
           shape_str(out));
     }
+    check_allocatable(out);
   } else {
     NPGRAD_CHECK(
         output_size[0] >= 0 && output_size[1] >= 0,
@@ -293,6 +296,8 @@ void check_adaptive(const Tensor& a, const Shape& output_size, bool is_max) {
         ", ",
         output_size[1],
         "}");
+    NPGRAD_CHECK(
+        !numel_overflows(out), "numel: integer multiplication overflow");
   }
   NPGRAD_CHECK_TYPED(
       NotImplementedError,

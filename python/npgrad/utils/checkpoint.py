@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import threading
 import warnings
 import weakref
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, NoReturn
 
@@ -60,6 +61,7 @@ __all__ = [
     "noop_context_fn",
     "set_checkpoint_early_stop",
     "set_checkpoint_debug_enabled",
+    "GraphExecGroup",
 ]
 
 _DEFAULT_DETERMINISM_MODE = "default"
@@ -336,7 +338,7 @@ class _Handle:
 
 class _Holder:
     def __init__(self) -> None:
-        self.handles: dict[int, _Handle | None] = {}
+        self.handles: dict[Hashable, _Handle | None] = {}
 
 
 class _NoopSaveInputs(Function):
@@ -376,18 +378,18 @@ class _CheckpointFrame:
         self.weak_holders: list[weakref.ref[_Holder]] = []
         # Per graph task: handle -> recomputed tensor. Weak keys: the entry
         # goes with the holder's handle (see the Note).
-        self.recomputed: defaultdict[int, weakref.WeakKeyDictionary[_Handle, Any]] = defaultdict(
+        self.recomputed: defaultdict[Hashable, weakref.WeakKeyDictionary[_Handle, Any]] = defaultdict(
             weakref.WeakKeyDictionary
         )
-        self.recomp_counter: defaultdict[int, int] = defaultdict(int)
-        self.is_recomputed: defaultdict[int, bool] = defaultdict(bool)
+        self.recomp_counter: defaultdict[Hashable, int] = defaultdict(int)
+        self.is_recomputed: defaultdict[Hashable, bool] = defaultdict(bool)
         self.early_stop = early_stop
         self.metadata_fn = metadata_fn
         self.x_metadatas: list[Any] = []
         self.forward_completed = False
         self.ignore_saved_mismatch = False
 
-    def check_recomputed_tensors_match(self, gid: int) -> None:
+    def check_recomputed_tensors_match(self, gid: Hashable) -> None:
         if self.ignore_saved_mismatch:
             return
         if len(self.weak_holders) != self.recomp_counter[gid]:
@@ -428,7 +430,7 @@ class _StopRecomputationError(Exception):
 
 
 class _recomputation_hook(saved_tensors_hooks):
-    def __init__(self, target_frame_ref: weakref.ref[_CheckpointFrame], gid: int) -> None:
+    def __init__(self, target_frame_ref: weakref.ref[_CheckpointFrame], gid: Hashable) -> None:
         def pack_hook(x: Any) -> Any:
             x = x.detach() if x.requires_grad else x
             frame = target_frame_ref()
@@ -480,9 +482,11 @@ class _checkpoint_hook(saved_tensors_hooks):
             return holder
 
         def unpack_hook(holder: _Holder) -> Any:
-            gid = _C._current_graph_task_id()
-            if gid == -1:
-                gid = next(_outside_backward_ids)
+            gid: Hashable = GraphExecGroup._get_current_group()
+            if gid is None:
+                gid = _C._current_graph_task_id()
+                if gid == -1:
+                    gid = next(_outside_backward_ids)
             if not frame.is_recomputed[gid]:
                 args = _saved_inputs(frame.input_saver)
                 try:
@@ -495,9 +499,16 @@ class _checkpoint_hook(saved_tensors_hooks):
             _internal_assert(gid in holder.handles)
             handle = holder.handles[gid]
             if handle is None:
+                extra = ""
+                if GraphExecGroup._get_current_group() is not None:
+                    extra = (
+                        "Performing two backward calls that overlap (i.e. require the same "
+                        "saved activation in order to compute gradients) is not allowed while "
+                        "under the torch.utils.checkpoint.GraphExecGroup context. "
+                    )
                 raise CheckpointError(
                     "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already "
-                    "unpacked once. If you are calling ctx.saved_tensors in backward, make sure "
+                    f"unpacked once. {extra}If you are calling ctx.saved_tensors in backward, make sure "
                     "to do so only once. Otherwise please open an issue with details on your use case."
                 )
             _internal_assert(handle in frame.recomputed[gid])
@@ -570,6 +581,45 @@ def _checkpoint_without_reentrant(
     if suppressed:
         raise RuntimeError(_SUPPRESSED_EXCEPTION_MSG)
     frame.forward_completed = True
+
+
+_graph_exec_group = threading.local()
+
+
+class GraphExecGroup:
+    """Backward calls made in its scope (on this thread) share one
+    recomputation per non-reentrant checkpoint, instead of one each. They
+    must not need the same saved tensor: a second unpack raises
+    ``CheckpointError``. Not nestable.
+
+    >>> import npgrad as torch
+    >>> from npgrad.utils.checkpoint import GraphExecGroup, checkpoint
+    >>> def f(t):
+    ...     print("run")
+    ...     return t.sin(), t.exp()
+    >>> x = torch.zeros(2, requires_grad=True)
+    >>> a, b = checkpoint(f, x, use_reentrant=False)
+    run
+    >>> with GraphExecGroup():
+    ...     ga = torch.autograd.grad(a.sum(), x)
+    ...     gb = torch.autograd.grad(b.sum(), x)
+    run
+    """
+
+    def __enter__(self) -> GraphExecGroup:
+        current = GraphExecGroup._get_current_group()
+        if current is not None:
+            raise RuntimeError(f"GraphExecGroup contexts cannot be nested. Already inside group {current}")
+        _graph_exec_group.value = self
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        _graph_exec_group.value = None
+
+    @classmethod
+    def _get_current_group(cls) -> GraphExecGroup | None:
+        group: GraphExecGroup | None = getattr(_graph_exec_group, "value", None)
+        return group
 
 
 # ------------------------------------------------------------------ public API
