@@ -48,6 +48,7 @@ MODULES = (
     "npgrad.functional",
     "npgrad.optim",
     "npgrad.optim.lr_scheduler",
+    "npgrad.utils.checkpoint",
 )
 
 

@@ -104,6 +104,7 @@ def _public_names() -> list[tuple[str, Any]]:
     import npgrad.autograd.variable as variable
     import npgrad.nn.functional as functional
     import npgrad.nn.modules.module as nn_module
+    import npgrad.utils.checkpoint as checkpoint
     import npgrad.utils.hooks as hooks
 
     out: list[tuple[str, Any]] = []
@@ -120,6 +121,7 @@ def _public_names() -> list[tuple[str, Any]]:
         nn.init,
         nn.utils,
         nn_module,
+        checkpoint,
     ):
         for name in mod.__all__:
             out.append((f"{mod.__name__}.{name}", getattr(mod, name)))

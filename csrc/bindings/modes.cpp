@@ -121,6 +121,7 @@ void bind_modes(py::module_& m) {
     auto* task = autograd::current_graph_task();
     return task ? task->id : -1;
   });
+  m.def("_is_checkpoint_valid", &autograd::is_checkpoint_valid);
   m.def("_current_autograd_node", []() -> py::object {
     autograd::Node* node = autograd::current_node();
     if (node == nullptr) {

@@ -1126,6 +1126,25 @@ ExpBackward0
 )
 
 add_docstr(
+    _C._is_checkpoint_valid,
+    """False while a node of a backward pass given ``inputs``
+(``autograd.grad``, ``backward(inputs=...)``) runs on this thread, or
+anything nested in such a node (its hooks, a reentrant backward); True
+otherwise. The reentrant checkpoint refuses to run there.
+
+>>> import npgrad as torch
+>>> torch._C._is_checkpoint_valid()
+True
+>>> x = torch.ones(1, requires_grad=True)
+>>> _ = x.register_hook(lambda g: print(torch._C._is_checkpoint_valid()))
+>>> (x * 2).sum().backward()
+True
+>>> (x * 2).sum().backward(inputs=[x])
+False
+""",
+)
+
+add_docstr(
     _C._will_engine_execute_node,
     """Inside a backward pass: whether ``node`` (a ``grad_fn`` or a
 ``GradientEdge``'s node) will still run in it. RuntimeError for an object

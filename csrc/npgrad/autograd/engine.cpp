@@ -22,6 +22,12 @@ thread_local Node* tl_current_node = nullptr;
 thread_local int tl_reentrant_depth = -1;
 // Backward passes nested on this thread (Note [Reentrant backward depth]).
 thread_local int tl_thread_depth = 0;
+// Note [Checkpoint valid]: false while a node of a backward pass that was
+// given `inputs` (grad(), backward(inputs=...)) runs on this thread, or
+// anything nested in such a node; a captured leaf's hooks, run outside
+// call_function, do not count. torch's checkpoint_valid: reentrant
+// checkpointing cannot run its inner backward in such a pruned pass.
+thread_local bool tl_checkpoint_valid = true;
 std::atomic<int64_t> next_graph_task_id{0};
 
 struct NodeTask {
@@ -157,7 +163,19 @@ variable_list call_tensor_pre_hooks(Node& fn, variable_list inputs) {
   return inputs;
 }
 
+// torch's CheckpointValidGuard (Note [Checkpoint valid]).
+struct CheckpointValidGuard {
+  bool prev = tl_checkpoint_valid;
+  explicit CheckpointValidGuard(const GraphTask& task) {
+    tl_checkpoint_valid = prev && task.exec_info.empty();
+  }
+  ~CheckpointValidGuard() { tl_checkpoint_valid = prev; }
+  CheckpointValidGuard(const CheckpointValidGuard&) = delete;
+  CheckpointValidGuard& operator=(const CheckpointValidGuard&) = delete;
+};
+
 variable_list call_function(GraphTask& task, Node& fn, variable_list inputs) {
+  CheckpointValidGuard checkpoint_valid_guard(task);
   inputs = call_tensor_pre_hooks(fn, std::move(inputs));
   for (const auto& hook : fn.pre_hooks()) {
     inputs = (*hook)(inputs);
@@ -267,6 +285,10 @@ GraphTask* current_graph_task() {
 }
 Node* current_node() {
   return tl_current_node;
+}
+
+bool is_checkpoint_valid() {
+  return tl_checkpoint_valid;
 }
 
 bool task_should_execute(Node* fn) {
@@ -394,9 +416,11 @@ variable_list Engine::execute(
     variable_list result;
     ThreadLocalState state;
     int depth = tl_reentrant_depth;
+    bool checkpoint_valid = tl_checkpoint_valid;
     kernels::run_on_new_thread([&] {
       ThreadLocalState::Guard guard(std::move(state));
       tl_reentrant_depth = depth;
+      tl_checkpoint_valid = checkpoint_valid;
       result = execute(
           roots,
           std::move(grads),

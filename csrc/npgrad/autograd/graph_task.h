@@ -72,6 +72,8 @@ struct GraphTask {
 GraphTask* current_graph_task();
 /// The node being evaluated on this thread, or null.
 Node* current_node();
+/// torch's Engine::is_checkpoint_valid (Note [Checkpoint valid]).
+bool is_checkpoint_valid();
 /// See Node::task_should_compute_output: false for nodes a pruned pass skips.
 bool task_should_execute(Node* fn);
 /// torch._C._will_engine_execute_node, with torch's errors.

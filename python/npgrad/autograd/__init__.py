@@ -34,3 +34,16 @@ __all__ = [
     "no_grad",
     "set_grad_enabled",
 ]
+
+
+def _is_checkpoint_valid() -> bool:
+    """False while a node of a backward pass given ``inputs``
+    (``autograd.grad``, ``backward(inputs=...)``) runs on this thread, or
+    anything nested in such a node: the reentrant ``utils.checkpoint``
+    refuses to run there.
+
+    >>> import npgrad as torch
+    >>> torch.autograd._is_checkpoint_valid()
+    True
+    """
+    return Variable._execution_engine.is_checkpoint_valid()

@@ -19,6 +19,10 @@ class _ImperativeEngine:
     def run_backward(self, *args: Any, **kwargs: Any) -> Any:
         return _C._run_backward(*args, **kwargs)
 
+    def is_checkpoint_valid(self) -> bool:
+        """``npgrad.autograd._is_checkpoint_valid()``."""
+        return _C._is_checkpoint_valid()
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other: Any) -> bool:
