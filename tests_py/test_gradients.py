@@ -112,3 +112,33 @@ def test_gradient_of_reused_tensors_is_accumulated(ng, build, grad_fn):
     x = from_np(ng, data, requires_grad=True)
     build(x).backward()
     assert_close(x.grad, grad_fn(data), rtol=1e-12)
+
+
+class _Counted:
+    """What the pack hook below stores: the tensor and how often it was unpacked."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+        self.unpacked = 0
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_backward_unpacks_each_saved_tensor_once(ng, op):
+    """A backward pass runs the unpack hook once per saved tensor, as torch's
+    nodes do. utils.checkpoint relies on it: a second unpack of the same saved
+    tensor is its CheckpointError."""
+    packed = []
+
+    def pack(t):
+        packed.append(_Counted(t))
+        return packed[-1]
+
+    def unpack(saved):
+        saved.unpacked += 1
+        return saved.tensor
+
+    inputs = op.tensors(ng, requires_grad=op.grad_mask)
+    with ng.autograd.graph.saved_tensors_hooks(pack, unpack):
+        out = op.fn(ng, *inputs)
+    ng.autograd.grad(out, [x for x in inputs if x.requires_grad], from_np(ng, _cotangent(op.id, tuple(out.shape))))
+    assert [s.unpacked for s in packed if s.unpacked > 1] == []

@@ -48,8 +48,8 @@ void IndexSelectBackward0::compute(const variable_list& g, variable_list& out) {
       zeros(self_sizes, g[0].dtype()), dim, index_.unpack(), g[0], 1, false);
 }
 
-Tensor IndexSourceNode::source_grad(const Tensor& grad) {
-  Tensor selected = index_select(grad, dim, index_.unpack());
+Tensor IndexSourceNode::source_grad(const Tensor& grad, const Tensor& index) {
+  Tensor selected = index_select(grad, dim, index);
   Tensor source = source_.unpack();
   return source_dim > 0 ? expand(selected, source.sizes()) : selected;
 }
@@ -59,7 +59,7 @@ void IndexAddBackward0::compute(const variable_list& g, variable_list& out) {
     out[0] = g[0];
   }
   if (task_should_compute_output(1)) {
-    Tensor grad = source_grad(g[0]);
+    Tensor grad = source_grad(g[0], index_.unpack());
     out[1] = alpha == 1 ? grad : mul(grad, wrapped_scalar(alpha, grad.dtype()));
   }
 }
@@ -72,7 +72,7 @@ void IndexCopyBackward0::compute(const variable_list& g, variable_list& out) {
     out[0] = index_copy(g[0], dim, index, zeros_like(rows), false);
   }
   if (task_should_compute_output(1)) {
-    out[1] = source_grad(g[0]);
+    out[1] = source_grad(g[0], index);
   }
 }
 

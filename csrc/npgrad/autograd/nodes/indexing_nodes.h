@@ -70,8 +70,9 @@ struct IndexSourceNode : DimIndexNode {
     v.tensor("_saved_source", source_);
     v.integer("_saved_source_dim", source_dim);
   }
-  /// grad.index_select(dim, index) shaped as source.
-  Tensor source_grad(const Tensor& grad);
+  /// grad.index_select(dim, index) shaped as source (`index` is index_
+  /// unpacked by the caller: a saved tensor is unpacked once per backward).
+  Tensor source_grad(const Tensor& grad, const Tensor& index);
   SavedVariable source_;
   int64_t source_dim = 0;
 };

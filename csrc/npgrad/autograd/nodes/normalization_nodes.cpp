@@ -73,14 +73,16 @@ void round_to(ScalarType dtype, variable_list& out) {
 
 void NativeLayerNormBackward0::compute(
     const variable_list& g, variable_list& out) {
-  compute_float(g, out);
-  round_to(input_.unpack().dtype(), out);
+  // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
+  Tensor input = input_.unpack();
+  compute_float(input, g, out);
+  round_to(input.dtype(), out);
 }
 
 void NativeLayerNormBackward0::compute_float(
-    const variable_list& g, variable_list& out) {
+    const Tensor& input, const variable_list& g, variable_list& out) {
   Tensor grad = f32(g[0]);
-  Tensor x = f32(input_.unpack());
+  Tensor x = f32(input);
   Tensor weight = f32(weight_.unpack());
   int64_t axis = x.dim() - static_cast<int64_t>(normalized_shape.size());
   ScalarType dt = x.dtype();
@@ -136,13 +138,15 @@ void NativeLayerNormBackward0::compute_float(
 
 void NativeGroupNormBackward0::compute(
     const variable_list& g, variable_list& out) {
-  compute_float(g, out);
-  round_to(input_.unpack().dtype(), out);
+  // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
+  Tensor input = input_.unpack();
+  compute_float(input, g, out);
+  round_to(input.dtype(), out);
 }
 
 void NativeGroupNormBackward0::compute_float(
-    const variable_list& g, variable_list& out) {
-  Tensor x = f32(input_.unpack());
+    const Tensor& input, const variable_list& g, variable_list& out) {
+  Tensor x = f32(input);
   Tensor weight = f32(weight_.unpack());
   // (N, group, C / group, HxW): each group's statistics over dims 2 and 3.
   Shape grouped{N, group, C / group, HxW};
@@ -171,13 +175,15 @@ void NativeGroupNormBackward0::compute_float(
 
 void NativeBatchNormBackward0::compute(
     const variable_list& g, variable_list& out) {
-  compute_float(g, out);
-  round_to(input_.unpack().dtype(), out);
+  // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
+  Tensor input = input_.unpack();
+  compute_float(input, g, out);
+  round_to(input.dtype(), out);
 }
 
 void NativeBatchNormBackward0::compute_float(
-    const variable_list& g, variable_list& out) {
-  Tensor x = f32(input_.unpack());
+    const Tensor& input, const variable_list& g, variable_list& out) {
+  Tensor x = f32(input);
   Tensor weight = f32(weight_.unpack());
   int64_t N = x.sizes()[0];
   int64_t C = x.sizes()[1];

@@ -17,7 +17,9 @@ struct NativeLayerNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeLayerNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
   /// The formula in float32 for a float16 input (compute rounds the result).
-  void compute_float(const variable_list& g, variable_list& out);
+  // The formulas in float32 (or float64) for the unpacked input.
+  void compute_float(
+      const Tensor& input, const variable_list& g, variable_list& out);
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_bias", bias_);
     v.tensor("_saved_input", input_);
@@ -36,7 +38,9 @@ struct NativeGroupNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeGroupNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
   /// The formula in float32 for a float16 input (compute rounds the result).
-  void compute_float(const variable_list& g, variable_list& out);
+  // The formulas in float32 (or float64) for the unpacked input.
+  void compute_float(
+      const Tensor& input, const variable_list& g, variable_list& out);
   void visit_saved(SavedAttributeVisitor& v) override {
     v.integer("_saved_C", C);
     v.integer("_saved_HxW", HxW);
@@ -60,7 +64,9 @@ struct NativeBatchNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeBatchNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
   /// The formula in float32 for a float16 input (compute rounds the result).
-  void compute_float(const variable_list& g, variable_list& out);
+  // The formulas in float32 (or float64) for the unpacked input.
+  void compute_float(
+      const Tensor& input, const variable_list& g, variable_list& out);
   void visit_saved(SavedAttributeVisitor& v) override {
     v.real("_saved_eps", eps);
     v.tensor("_saved_input", input_);
