@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
+import oracle
 from oracle import assert_close, assert_same_error, from_np, run_both, to_np
 
 E, HEADS, BATCH = 8, 2, 2
@@ -489,3 +490,15 @@ def test_encoder_layer_inference_matches_torch_fused_path(ng, torch_ref, norm_fi
 
     got, expected = run_both(prog)
     assert_close(got, expected, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", ["TransformerEncoder", "TransformerDecoder"])
+def test_a_layer_that_is_not_a_module_is_refused(ng, cls):
+    # torch's error from ModuleList, raised before copying the layer num_layers times.
+    with pytest.raises(TypeError, match="^torch.FloatTensor is not a Module subclass$"):
+        getattr(ng.nn, cls)(ng.ones(2), 2)
+    # torch copies the layer num_layers times first, so with a huge count it
+    # never returns; npgrad refuses at once.
+    count = 2 if oracle.AGAINST_TORCH else 2**64 + 1
+    with pytest.raises(TypeError, match="^tuple is not a Module subclass$"):
+        getattr(ng.nn, cls)((2, 3), count)

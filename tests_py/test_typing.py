@@ -158,3 +158,13 @@ def test_stubtest_agrees_with_the_extension_module() -> None:
         if line.startswith("error:") and not any(noise in line for noise in _STUBTEST_NOISE)
     ]
     assert not errors, "\n".join(errors)
+
+
+def test_nn_exports_every_layer_of_nn_modules() -> None:
+    # npgrad.nn star-imports each file of nn.modules (so type checkers see the
+    # layers); a new file of layers must be added there too.
+    import npgrad.nn
+    import npgrad.nn.modules
+
+    assert set(npgrad.nn.modules.__all__) <= set(npgrad.nn.__all__)
+    assert all(getattr(npgrad.nn, name) is getattr(npgrad.nn.modules, name) for name in npgrad.nn.modules.__all__)

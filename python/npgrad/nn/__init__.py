@@ -15,8 +15,40 @@ from __future__ import annotations
 
 # In dependency order: the layers use functional, parameter and init.
 from . import functional, init, modules, utils
-from .modules import *  # noqa: F403
-from .modules import __all__ as _modules_all
+
+# The layers, star-imported from each file of .modules rather than from the
+# package: mypy resolves a package's `__all__ +=` only after this import
+# cycle (the layers import nn.functional), so `from .modules import *`
+# would give type checkers `Module` alone.
+from .modules import Module
+from .modules.activation import *  # noqa: F403
+from .modules.batchnorm import *  # noqa: F403
+from .modules.container import *  # noqa: F403
+from .modules.conv import *  # noqa: F403
+from .modules.dropout import *  # noqa: F403
+from .modules.flatten import *  # noqa: F403
+from .modules.instancenorm import *  # noqa: F403
+from .modules.linear import *  # noqa: F403
+from .modules.loss import *  # noqa: F403
+from .modules.normalization import *  # noqa: F403
+from .modules.padding import *  # noqa: F403
+from .modules.pooling import *  # noqa: F403
+from .modules.sparse import *  # noqa: F403
+from .modules.transformer import *  # noqa: F403
 from .parameter import Buffer, Parameter
 
-__all__ = ["Buffer", "Parameter", "functional", "init", "modules", "utils", *_modules_all]
+__all__ = ["Buffer", "Module", "Parameter", "functional", "init", "modules", "utils"]
+__all__ += modules.activation.__all__
+__all__ += modules.batchnorm.__all__
+__all__ += modules.container.__all__
+__all__ += modules.conv.__all__
+__all__ += modules.dropout.__all__
+__all__ += modules.flatten.__all__
+__all__ += modules.instancenorm.__all__
+__all__ += modules.linear.__all__
+__all__ += modules.loss.__all__
+__all__ += modules.normalization.__all__
+__all__ += modules.padding.__all__
+__all__ += modules.pooling.__all__
+__all__ += modules.sparse.__all__
+__all__ += modules.transformer.__all__

@@ -40,20 +40,19 @@ from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
 
-__all__ = [
-    "Module",
-    *activation.__all__,
-    *container.__all__,
-    *dropout.__all__,
-    *flatten.__all__,
-    *linear.__all__,
-    *conv.__all__,
-    *pooling.__all__,
-    *batchnorm.__all__,
-    *instancenorm.__all__,
-    *sparse.__all__,
-    *loss.__all__,
-    *padding.__all__,
-    *normalization.__all__,
-    *transformer.__all__,
-]
+# `__all__ +=` (not a starred list) is the form type checkers follow.
+__all__ = ["Module"]
+__all__ += activation.__all__
+__all__ += container.__all__
+__all__ += dropout.__all__
+__all__ += flatten.__all__
+__all__ += linear.__all__
+__all__ += conv.__all__
+__all__ += pooling.__all__
+__all__ += batchnorm.__all__
+__all__ += instancenorm.__all__
+__all__ += sparse.__all__
+__all__ += loss.__all__
+__all__ += padding.__all__
+__all__ += normalization.__all__
+__all__ += transformer.__all__

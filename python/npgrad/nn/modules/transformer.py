@@ -27,7 +27,7 @@ from .activation import GELU, MultiheadAttention, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
-from .module import Module
+from .module import Module, _typename
 from .normalization import LayerNorm
 
 __all__ = [
@@ -62,6 +62,11 @@ def _detect_is_causal_mask(mask: Tensor | None, is_causal: bool | None = None, s
 
 
 def _get_clones(module: Module, n: int) -> ModuleList:
+    # torch makes the n copies first and ModuleList then rejects a non-Module
+    # with this error; checked first, a bad layer with a huge n fails at once
+    # instead of copying for ever.
+    if not isinstance(module, Module):
+        raise TypeError(f"{_typename(module)} is not a Module subclass")
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
