@@ -23,7 +23,8 @@ fi
 
 $PY -m pip install -q --disable-pip-version-check \
   "scikit-build-core>=0.10" "pybind11>=3.0" "numpy>=2.0" cmake ninja pytest pytest-xdist hypothesis \
-  mypy graphviz "ruff~=0.17.0" safetensors
+  mypy graphviz "ruff~=0.17.0" safetensors \
+  scikit-learn tqdm matplotlib  # what the training examples (and their tests) import
 if [ -z "${NPGRAD_NO_TORCH:-}" ]; then
   # Only this exact spec takes the CPU build that is on disk (see README).
   $PY -m pip install -q --disable-pip-version-check torch==2.13.0
