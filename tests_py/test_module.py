@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 import warnings
 from collections import OrderedDict
 
@@ -616,3 +617,82 @@ def test_no_hooks_means_no_extra_nodes():
 
     got, expected = run_both(prog)
     assert got == expected
+
+
+def _non_full_hook_run(lib, build, x_requires_grad=True):
+    """Runs build(lib) with a non-full backward hook; returns what the hook saw
+    (grad_input, grad_output as NumPy, None kept) and the warnings."""
+    lib.manual_seed(0)
+    module = build(lib)
+    seen = []
+    module.register_backward_hook(
+        lambda m, gi, go: seen.append(
+            (type(m).__name__, [None if g is None else to_np(g) for g in gi], [to_np(g) for g in go])
+        )
+    )
+    x = lib.tensor([[1.0, -2.0, 3.0], [0.5, 0.0, -1.0]], requires_grad=x_requires_grad)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = module(x)
+    out.backward(lib.ones_like(out))
+    return seen, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize(
+    "build",
+    [lambda L: L.nn.Tanh(), lambda L: L.nn.Sigmoid(), lambda L: L.nn.Linear(3, 2)],
+    ids=["tanh", "sigmoid", "linear"],
+)
+def test_non_full_backward_hook_sees_the_output_node_gradients_as_torch(torch_ref, build):
+    import npgrad
+
+    got, got_warnings = _non_full_hook_run(npgrad, build)
+    want, want_warnings = _non_full_hook_run(torch_ref, build)
+    assert got_warnings == want_warnings
+    assert len(got) == len(want) == 1
+    assert got[0][0] == want[0][0]
+    for side in (1, 2):
+        assert [None if g is None else g.shape for g in got[0][side]] == [
+            None if g is None else g.shape for g in want[0][side]
+        ]
+    # Linear's weights are random: compare the values of the weightless modules.
+    if got[0][0] != "Linear":
+        np.testing.assert_allclose(got[0][1][0], want[0][1][0], rtol=1e-5)
+
+
+def test_full_and_non_full_backward_hooks_do_not_mix(ng):
+    m = ng.nn.Tanh()
+    m.register_backward_hook(lambda *a: None)
+    message = (
+        "Cannot use both regular backward hooks and full backward hooks on a single Module. "
+        "Please use only one of them."
+    )
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        m.register_full_backward_hook(lambda *a: None)
+    m2 = ng.nn.Tanh()
+    m2.register_full_backward_hook(lambda *a: None)
+    with pytest.raises(RuntimeError, match=re.escape(message)):
+        m2.register_backward_hook(lambda *a: None)
+
+
+def test_global_non_full_backward_hook(ng):
+    from importlib import import_module
+
+    module_mod = import_module(f"{ng.__name__}.nn.modules.module")
+    # The global kind (full or not) is set by the first registration and never
+    # reset, in both libraries: saved and restored around this test.
+    kind = module_mod._global_is_full_backward_hook
+    module_mod._global_is_full_backward_hook = None
+    seen = []
+    handle = module_mod.register_module_backward_hook(lambda m, gi, go: seen.append(type(m).__name__))
+    try:
+        with pytest.raises(RuntimeError, match="as a global Module hook"):
+            module_mod.register_module_full_backward_hook(lambda *a: None)
+        m = ng.nn.Tanh()  # the hook holds its module weakly
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # a leaf input: torch's warning
+            m(ng.zeros(2, requires_grad=True)).sum().backward()
+    finally:
+        handle.remove()
+        module_mod._global_is_full_backward_hook = kind
+    assert seen == ["Tanh"]

@@ -35,6 +35,7 @@ from ..parameter import Buffer, Parameter
 
 __all__ = [
     "Module",
+    "register_module_backward_hook",
     "register_module_buffer_registration_hook",
     "register_module_forward_hook",
     "register_module_forward_pre_hook",
@@ -138,6 +139,9 @@ _global_module_registration_hooks: dict[int, Callable[..., Any]] = OrderedDict()
 _global_parameter_registration_hooks: dict[int, Callable[..., Any]] = OrderedDict()
 _global_backward_pre_hooks: dict[int, Callable[..., Any]] = OrderedDict()
 _global_backward_hooks: dict[int, Callable[..., Any]] = OrderedDict()
+# Whether the global backward hooks are full ones (True), the deprecated
+# non-full ones (False), or none were registered yet (None): never both.
+_global_is_full_backward_hook: bool | None = None
 _global_forward_pre_hooks: dict[int, Callable[..., Any]] = OrderedDict()
 _global_forward_hooks: dict[int, Callable[..., Any]] = OrderedDict()
 _global_forward_hooks_always_called: dict[int, bool] = OrderedDict()
@@ -270,6 +274,40 @@ def register_module_full_backward_hook(hook: Callable[..., Any]) -> RemovableHan
     (tensor([1.]),)
     >>> h.remove()
     """
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a "
+            "global Module hook. Please use only one of them."
+        )
+    _global_is_full_backward_hook = True
+    return _register_in(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Registers a deprecated non-full backward hook for every module (see
+    ``Module.register_backward_hook``); prefer
+    ``register_module_full_backward_hook``.
+
+    >>> import npgrad as torch
+    >>> from npgrad.nn.modules.module import register_module_backward_hook
+    >>> h = register_module_backward_hook(lambda m, gi, go: print(type(m).__name__, gi))
+    >>> m = torch.nn.Tanh()  # (the hook holds its module weakly: keep it alive)
+    >>> x = torch.zeros(1, requires_grad=True) * 1  # (a leaf input warns: see above)
+    >>> m(x).sum().backward()
+    Tanh (tensor([1.]),)
+    >>> h.remove()
+    >>> # As in torch, the first global registration fixes the kind for good
+    >>> # (full hooks now raise); reset here for the examples that follow.
+    >>> torch.nn.modules.module._global_is_full_backward_hook = None
+    """
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError(
+            "Cannot use both regular backward hooks and full backward hooks as a "
+            "global Module hook. Please use only one of them."
+        )
+    _global_is_full_backward_hook = False
     return _register_in(_global_backward_hooks, hook)
 
 
@@ -711,6 +749,11 @@ class Module:
         >>> x.grad
         tensor([3., 3.])
         """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a "
+                "single Module. Please use only one of them."
+            )
         self._is_full_backward_hook = True
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
@@ -718,11 +761,95 @@ class Module:
             self._backward_hooks.move_to_end(handle.id, last=False)  # type: ignore[attr-defined]
         return handle
 
-    def _get_backward_hooks(self) -> list[Callable[..., Any]]:
-        hooks: list[Callable[..., Any]] = list(_global_backward_hooks.values())
+    def register_backward_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Registers a deprecated non-full backward hook: ``hook(module,
+        grad_input, grad_output)`` becomes a hook of the node that made the
+        module's (first) output, so ``grad_input`` are that node's gradients,
+        which are the module's input gradients only for a one-node forward on
+        a non-leaf input (torch's FutureWarning otherwise; the hook holds the
+        module weakly). Prefer ``register_full_backward_hook``.
+
+        >>> import npgrad as torch
+        >>> m = torch.nn.Tanh()
+        >>> h = m.register_backward_hook(lambda mod, gi, go: print(gi, go))
+        >>> x = torch.zeros(2, requires_grad=True) * 1
+        >>> m(x).sum().backward()
+        (tensor([1., 1.]),) (tensor([1., 1.]),)
+        """
         if self._is_full_backward_hook is True:
-            hooks += self._backward_hooks.values()
-        return hooks
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a "
+                "single Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def _get_backward_hooks(self) -> tuple[list[Callable[..., Any]], list[Callable[..., Any]]]:
+        """(full backward hooks, non-full ones), the global ones first."""
+        full: list[Callable[..., Any]] = []
+        non_full: list[Callable[..., Any]] = []
+        if _global_is_full_backward_hook is True:
+            full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full += self._backward_hooks.values()
+        if _global_is_full_backward_hook is False:
+            non_full += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full += self._backward_hooks.values()
+        return full, non_full
+
+    def _maybe_warn_non_full_backward_hook(self, inputs: Any, result: Any, grad_fn: Any) -> None:
+        # torch's FutureWarnings for the cases where a non-full hook misses
+        # gradients: outputs or inputs that are not tensors, outputs from
+        # several nodes, or a forward of more than one node.
+        def warn(message: str) -> None:
+            warnings.warn(message, FutureWarning, stacklevel=3)
+
+        if isinstance(result, Tensor):
+            result = (result,)
+        elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+            warn(
+                "Using non-full backward hooks on a Module that does not return a "
+                "single Tensor or a tuple of Tensors is deprecated and will be removed "
+                "in future versions. This hook will be missing some of the grad_output. "
+                "Please use register_full_backward_hook to get the documented behavior."
+            )
+            return
+        if isinstance(inputs, Tensor):
+            inputs = (inputs,)
+        elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+            warn(
+                "Using non-full backward hooks on a Module that does not take as input a "
+                "single Tensor or a tuple of Tensors is deprecated and will be removed "
+                "in future versions. This hook will be missing some of the grad_input. "
+                "Please use register_full_backward_hook to get the documented behavior."
+            )
+            return
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if not out_grad_fn or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warn(
+                "Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output."
+            )
+        elif len(out_grad_fn) > 1:
+            warn(
+                "Using a non-full backward hook when outputs are generated by different autograd Nodes "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output. Please use register_full_backward_hook to get the documented behavior."
+            )
+        else:
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warn(
+                    "Using a non-full backward hook when the forward contains multiple autograd Nodes "
+                    "is deprecated and will be removed in future versions. This hook will be missing "
+                    "some grad_input. Please use register_full_backward_hook to get the documented "
+                    "behavior."
+                )
 
     def _get_backward_pre_hooks(self) -> list[Callable[..., Any]]:
         return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
@@ -798,10 +925,11 @@ class Module:
             nonlocal result, args, kwargs
             backward_pre_hooks: list[Callable[..., Any]] = []
             full_backward_hooks: list[Callable[..., Any]] = []
+            non_full_backward_hooks: list[Callable[..., Any]] = []
             if self._backward_pre_hooks or _global_backward_pre_hooks:
                 backward_pre_hooks = self._get_backward_pre_hooks()
             if self._backward_hooks or _global_backward_hooks:
-                full_backward_hooks = self._get_backward_hooks()
+                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
             for hook_id, hook in (*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     args_kwargs_result = hook(self, args, kwargs)
@@ -839,6 +967,19 @@ class Module:
                         stacklevel=2,
                     )
                 result = bw_hook.setup_output_hook(result)
+            if non_full_backward_hooks:
+                # A hook of the node that made the first tensor of the output.
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
 
         try:
