@@ -49,8 +49,14 @@ def _run(module_name: str) -> doctest.TestResults:
         npgrad._C._set_grad_enabled(was_enabled)
 
 
+# Modules whose examples need an optional package (a pip extra).
+_OPTIONAL_PACKAGE = {"npgrad.utils.safetensors": "safetensors"}
+
+
 @pytest.mark.parametrize("module_name", MODULES)
 def test_doctest_examples_pass(module_name: str) -> None:
+    if module_name in _OPTIONAL_PACKAGE:
+        pytest.importorskip(_OPTIONAL_PACKAGE[module_name])
     result = _run(module_name)
     assert result.failed == 0, f"{result.failed} doctest example(s) failed in {module_name} (see the output above)"
 
