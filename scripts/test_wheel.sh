@@ -12,6 +12,7 @@
 # The build is a full Release build of the C++ core (several minutes on two
 # cores); its CMake tree stays in build/<wheel tag> for the next run.
 # Arguments are passed to pytest (e.g. -x, -k expr, --ignore=tests_py/x.py).
+#   NPGRAD_WHEEL_TESTS="tests_py/a.py tests_py/b.py"  run only these (default: tests_py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -62,6 +63,7 @@ case "$location" in
   *) echo "npgrad was imported from $location, not from the installed wheel" >&2; exit 1 ;;
 esac
 "$venv_python" -c "import importlib.metadata as m, npgrad; assert m.version('npgrad') == npgrad.__version__"
-"$venv_python" -m pytest tests_py -q -p no:cacheprovider -W error -n auto "$@"
+read -r -a test_paths <<<"${NPGRAD_WHEEL_TESTS:-tests_py}"
+"$venv_python" -m pytest "${test_paths[@]}" -q -p no:cacheprovider -W error -n auto "$@"
 
 echo "== test_wheel.sh passed in $((SECONDS - start)) s"

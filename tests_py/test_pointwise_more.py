@@ -135,7 +135,10 @@ def test_pow_square_sgn_inplace_match_torch(ng: Any, torch_ref: Any, call: Any) 
         return facts
 
     got, expected = run(ng), run(torch_ref)
-    assert got[:3] == expected[:3] and got[4] == expected[4]
+    # Values to float32 rounding: NumPy's float32 power on AVX-512 CPUs is one
+    # ulp away from torch's for 3 ** 0.5.
+    assert got[0] == expected[0] and got[2] == expected[2] and got[4] == expected[4]
+    np.testing.assert_allclose(got[1], expected[1], rtol=1e-6)
     assert got[3].keys() == expected[3].keys()
     for key in got[3]:
         np.testing.assert_allclose(got[3][key], expected[3][key], rtol=1e-6)

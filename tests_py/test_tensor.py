@@ -223,6 +223,15 @@ REPRS = [  # (expression, repr)
     ("ng.tensor([1.5, 2.25])", "tensor([1.5000, 2.2500])"),
     ("ng.tensor([[1.0, 2.0], [3.0, 4.0]])", "tensor([[1., 2.],\n        [3., 4.]])"),
     ("ng.tensor([[1, 2], [3, 4]])", "tensor([[1, 2],\n        [3, 4]])"),
+    # The width and the mode come from the nonzero finite values only.
+    ("ng.tensor([0.0, -float('inf')])", "tensor([0., -inf])"),
+    ("ng.tensor([1.0, -float('inf')])", "tensor([1., -inf])"),
+    ("ng.tensor([-0.0, 1.0])", "tensor([-0., 1.])"),
+    ("ng.tensor([0.5, -float('inf'), float('nan')])", "tensor([0.5000,   -inf,    nan])"),
+    ("ng.tensor([1.0, 10000.0])", "tensor([1.0000e+00, 1.0000e+04])"),
+    ("ng.tensor([100.0, 0.5])", "tensor([100.0000,   0.5000])"),
+    ("ng.tensor([1e-05, 0.0])", "tensor([1.0000e-05, 0.0000e+00])"),
+    ("ng.tensor([float('nan')])", "tensor([nan])"),
 ]
 # fmt: on
 

@@ -29,20 +29,19 @@ class _Formatter:
         if not self.floating:
             self.max_width = max((len(str(int(v))) for v in values.flat), default=1)
             return
+        # As torch's _Formatter: the mode and the width come from the nonzero
+        # finite values only; a zero, nan or inf wider than them is not padded
+        # for (tensor([1., -inf])), and with none of them every value prints
+        # as it is (tensor([0., -inf])).
         finite = values[np.isfinite(values)].astype(np.float64)
-        if finite.size == 0:
-            self.max_width = max((len(self._special(v)) for v in values.flat), default=1)
-            return
-        self.int_mode = bool(np.all(np.ceil(finite) == finite))
         nonzero = np.abs(finite[finite != 0])
-        if self.int_mode:
-            if nonzero.size and nonzero.max() > 1e8:
-                self.sci_mode = True
-        elif nonzero.size:
-            hi, lo = nonzero.max(), nonzero.min()
-            if hi / lo > 1000.0 or hi > 1e8 or lo < 1e-4:
-                self.sci_mode = True
-        self.max_width = max(len(self._format_plain(v)) for v in values.flat)
+        if nonzero.size == 0:
+            return
+        self.int_mode = bool(np.all(np.ceil(nonzero) == nonzero))
+        hi, lo = nonzero.max(), nonzero.min()
+        if hi / lo > 1000.0 or hi > 1e8 or (not self.int_mode and lo < 1e-4):
+            self.sci_mode = True
+        self.max_width = max(len(self._format_plain(v)) for v in finite[finite != 0])
 
     @staticmethod
     def _special(v: float) -> str:
