@@ -142,6 +142,12 @@ def test_number_next_to_a_0dim_tensor_is_the_number_overload() -> None:
         lambda lib: lib.arange(3).clamp_min_(lib.tensor([0.5])),
         lambda lib: lib.arange(3.0).clamp_(lib.zeros(2, 1)),
         lambda lib: lib.ones(3, requires_grad=True).clamp_min_(0),
+        # A number bound is converted to the result's dtype, with c10's overflow check.
+        lambda lib: lib.tensor([5], dtype=lib.int32).clamp(1, 2**40),
+        lambda lib: lib.tensor([5], dtype=lib.int8).clamp_max(300),
+        lambda lib: lib.tensor([5], dtype=lib.int32).clamp_(max=2**40),
+        lambda lib: lib.tensor([5.0], dtype=lib.float16).clamp(min=-1e10),
+        lambda lib: lib.tensor([5.0]).clamp_min(1e300),
     ],
 )
 def test_errors_match_torch(ng: Any, fn: Any) -> None:

@@ -124,6 +124,14 @@ ClampCall ClampCall::make(
           ? "clamp_scalar_cpu"
           : (min.defined() ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu"),
       "\" not implemented for 'Bool'");
+  if (numbers) {
+    // torch's Number overload converts each bound to the result's dtype.
+    for (const Tensor* bound : {&min, &max}) {
+      if (bound->defined()) {
+        check_number_fits(kernels::item(*bound), dtype);
+      }
+    }
+  }
   return ClampCall{self, min, max, dtype, numbers};
 }
 

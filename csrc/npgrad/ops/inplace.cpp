@@ -235,7 +235,7 @@ std::optional<IntegerFillRange> integer_fill_range(ScalarType dtype) {
 }
 }  // namespace
 
-void check_fill_value(double value, ScalarType dtype, int64_t numel) {
+void check_number_fits(double value, ScalarType dtype) {
   if (auto range = integer_fill_range(dtype)) {
     NPGRAD_CHECK(
         std::isfinite(value) && value >= range->lowest && value <= range->max,
@@ -245,13 +245,18 @@ void check_fill_value(double value, ScalarType dtype, int64_t numel) {
     return;
   }
   double max = largest_finite(dtype);
-  // torch's one-element float16 fill converts without the check.
-  bool checked = max > 0 && !(dtype == ScalarType::Float16 && numel == 1);
   NPGRAD_CHECK(
-      !checked || !std::isfinite(value) || std::abs(value) <= max,
+      max == 0 || !std::isfinite(value) || std::abs(value) <= max,
       "value cannot be converted to type ",
       type_meta_name(dtype),
       " without overflow");
+}
+
+void check_fill_value(double value, ScalarType dtype, int64_t numel) {
+  // torch's one-element float16 fill converts without the check.
+  if (!(dtype == ScalarType::Float16 && numel == 1)) {
+    check_number_fits(value, dtype);
+  }
 }
 
 void fill_(const Tensor& self, const Tensor& value) {

@@ -486,8 +486,12 @@ Tensor as_strided_backward(
 /// unary_<Op> (unary_family.h) and binary_<Op> (binary_family.h).
 void zero_(const Tensor& self);
 void fill_(const Tensor& self, double value);
-/// torch's check on a Python number written into `numel` elements of `dtype`
-/// (fill_, full): a finite value beyond the dtype's range is an error.
+/// torch's check on a Python number converted to `dtype` (c10's
+/// checked_convert: clamp's number bounds): a finite value beyond the
+/// dtype's range is an error.
+void check_number_fits(double value, ScalarType dtype);
+/// check_number_fits for a number written into `numel` elements of `dtype`
+/// (fill_, full), but for torch's one-element float16 fill, unchecked.
 void check_fill_value(double value, ScalarType dtype, int64_t numel);
 /// fill_ with a 0-dim tensor (FillBackward3: the value gets grad.sum()).
 void fill_(const Tensor& self, const Tensor& value);
