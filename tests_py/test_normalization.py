@@ -234,6 +234,13 @@ ERRORS = {
     "batch_norm_weight_size": lambda lib: lib.nn.functional.batch_norm(
         _x(lib, 2, 3), None, None, _x(lib, 2), training=True
     ),
+    # torch checks the running statistics before the affine parameters.
+    "batch_norm_stats_before_weight": lambda lib: lib.nn.functional.batch_norm(
+        _x(lib, 2, 4), _x(lib, 3), _x(lib, 3), _x(lib, 3), _x(lib, 3), training=True
+    ),
+    "batch_norm_mean_size_before_missing_var": lambda lib: lib.nn.functional.batch_norm(
+        _x(lib, 2, 4), _x(lib, 3), None
+    ),
     "batch_norm_momentum_none": lambda lib: lib.nn.functional.batch_norm(
         _x(lib, 2, 3), _x(lib, 3), _x(lib, 3), training=True, momentum=None
     ),

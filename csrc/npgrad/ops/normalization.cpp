@@ -3,6 +3,7 @@
 #include "npgrad/ops/normalization.h"
 
 #include <cmath>
+#include <utility>
 
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
@@ -241,23 +242,32 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
   int64_t N = input.sizes()[0];
   int64_t C = input.sizes()[1];
   int64_t HxW = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
-  NPGRAD_CHECK(
-      training || (running_mean.defined() && running_var.defined()),
-      running_mean.defined() ? "running_var" : "running_mean",
-      " must be defined in evaluation mode");
-  const std::pair<const char*, const Tensor*> vectors[] = {
-      {"weight", &weight},
-      {"bias", &bias},
-      {"running_mean", &running_mean},
-      {"running_var", &running_var}};
-  for (const auto& [name, t] : vectors) {
+  // torch's order: each running statistic (its size, or its absence in
+  // evaluation mode), then the affine parameters.
+  auto check_size = [C](const char* name, const Tensor& t) {
     NPGRAD_CHECK(
-        !t->defined() || t->numel() == C,
+        t.numel() == C,
         name,
         " should contain ",
         C,
         " elements not ",
-        t->defined() ? t->numel() : 0);
+        t.numel());
+  };
+  for (const auto& [name, t] :
+       {std::pair<const char*, const Tensor*>{"running_mean", &running_mean},
+        {"running_var", &running_var}}) {
+    NPGRAD_CHECK(
+        training || t->defined(), name, " must be defined in evaluation mode");
+    if (t->defined()) {
+      check_size(name, *t);
+    }
+  }
+  for (const auto& [name, t] :
+       {std::pair<const char*, const Tensor*>{"weight", &weight},
+        {"bias", &bias}}) {
+    if (t->defined()) {
+      check_size(name, *t);
+    }
   }
   check_floating(input, "batch_norm");
   ScalarType dt = loop_dtype(input.dtype());
