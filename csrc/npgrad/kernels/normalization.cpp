@@ -6,22 +6,11 @@
 #include <cmath>
 #include <limits>
 
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
 namespace {
-
-// Calls fn with a null pointer of the element type of dtype.
-template <typename Fn>
-void dispatch_floating(ScalarType dtype, Fn&& fn) {
-  if (dtype == ScalarType::Float32) {
-    fn(static_cast<float*>(nullptr));
-  } else {
-    NPGRAD_INTERNAL_ASSERT(
-        dtype == ScalarType::Float64, "normalization kernels: float dtype");
-    fn(static_cast<double*>(nullptr));
-  }
-}
 
 template <typename T>
 T* data(const Tensor& t) {
@@ -271,48 +260,6 @@ void layer_norm_backward(
     }
     if (!db.empty()) {
       std::copy(db.begin(), db.end(), data<T>(dbias));
-    }
-  });
-}
-
-}  // namespace npgrad::kernels
-
-namespace npgrad::kernels {
-
-void row_softmax(
-    const Tensor& scores,
-    int64_t M,
-    int64_t N,
-    const Tensor& probs,
-    const Tensor& lse) {
-  dispatch_floating(scores.dtype(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* ps = data<T>(scores);
-    T* pp = data<T>(probs);
-    T* pl = data<T>(lse);
-    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-    for (int64_t m = 0; m < M; ++m) {
-      const T* row = ps + m * N;
-      T* out = pp + m * N;
-      T mx = kNegInf;
-      for (int64_t n = 0; n < N; ++n) {
-        mx = row[n] > mx ? row[n] : mx;
-      }
-      if (mx == kNegInf) {
-        std::fill(out, out + N, T(0));
-        pl[m] = kNegInf;
-        continue;
-      }
-      T s = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        out[n] = std::exp(row[n] - mx);
-        s += out[n];
-      }
-      T inv = T(1) / s;
-      for (int64_t n = 0; n < N; ++n) {
-        out[n] *= inv;
-      }
-      pl[m] = mx + std::log(s);
     }
   });
 }
