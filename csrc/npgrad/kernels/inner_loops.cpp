@@ -167,6 +167,106 @@ bool overlaps_partially(const Tensor& out, const LoopOperand& in, npy_intp n) {
   return in.data < o + bytes && o < in.data + bytes;
 }
 
+// Which operand of a binary op is one value per row, broadcast along the
+// last dim of the other: 1 for b (..., N) op (..., 1), 0 for a, -1 neither.
+// Same leading sizes, N of at least kMinRow (below it, a call per row costs
+// more than NumPy's own broadcasting).
+constexpr int64_t kMinRow = 16;
+
+int row_operand(const Tensor& a, const Tensor& b) {
+  if (a.dim() == 0 || a.dim() != b.dim()) {
+    return -1;
+  }
+  const Shape& x = a.sizes();
+  const Shape& y = b.sizes();
+  if (!std::equal(x.begin(), x.end() - 1, y.begin())) {
+    return -1;
+  }
+  if (y.back() == 1 && x.back() >= kMinRow) {
+    return 1;
+  }
+  if (x.back() == 1 && y.back() >= kMinRow) {
+    return 0;
+  }
+  return -1;
+}
+
+// Note [Row broadcasts call the inner loop per row]
+// x (..., N) op r (..., 1), as softmax, the normalizations and their
+// gradients do: NumPy's iterator buffers such an operand, copying each row's
+// value N times into a buffer before the loop reads it (a fifth of a
+// log_softmax's time at 512x1000). One inner-loop call per row with a step
+// of 0 for the row's value does the same arithmetic in place.
+bool try_row_loop(
+    const InnerLoop& loop,
+    const Tensor& a,
+    const Tensor& b,
+    ScalarType compute,
+    const Tensor* out,
+    Tensor* result) {
+  int row = row_operand(a, b);
+  if (row < 0) {
+    return false;
+  }
+  const Tensor& full = row == 1 ? a : b;
+  const Tensor& rows = row == 1 ? b : a;
+  LoopOperand x, r;
+  if (full.impl()->is_wrapped_number || rows.impl()->is_wrapped_number ||
+      !loop_operand(full, compute, false, x) ||
+      !loop_operand(rows, compute, false, r)) {
+    return false;
+  }
+  const Shape& shape = full.sizes();
+  Tensor dst;
+  npy_intp total = full.numel();
+  if (out != nullptr) {
+    if (out->sizes() != shape || out->dtype() != compute ||
+        npy_type(compute) != loop.out_type ||
+        !loop_ready_array(*out, compute) || !PyArray_ISWRITEABLE(arr(*out))) {
+      return false;
+    }
+    const char* o = static_cast<const char*>(out->data_ptr());
+    npy_intp bytes = total * static_cast<npy_intp>(element_size(compute));
+    bool row_overlaps =
+        r.data < o + bytes && o < r.data + rows.numel() * r.step;
+    if (overlaps_partially(*out, x, total) || row_overlaps) {
+      return false;
+    }
+    dst = *out;
+  } else {
+    dst = new_loop_output(shape, loop.out_type);
+  }
+  npy_intp n = shape.back();
+  npy_intp m = n > 0 ? total / n : 0;
+  npy_intp es = static_cast<npy_intp>(element_size(compute));
+  npy_intp os = static_cast<npy_intp>(element_size(dst.dtype()));
+  npy_intp steps[3] = {es, 0, os};
+  if (row == 0) {
+    steps[0] = 0;
+    steps[1] = es;
+  }
+  char* po = static_cast<char*>(dst.data_ptr());
+  auto run_rows = [&] {
+    for (npy_intp i = 0; i < m; ++i) {
+      char* pf = x.data + i * n * es;
+      char* pr = r.data + i * es;
+      char* args[3] = {row == 1 ? pf : pr, row == 1 ? pr : pf, po + i * n * os};
+      npy_intp count = n;
+      loop.fn(args, &count, steps, loop.data);
+    }
+  };
+  if (total > kReleaseGilAbove) {
+    Py_BEGIN_ALLOW_THREADS run_rows();
+    Py_END_ALLOW_THREADS
+  } else {
+    run_rows();
+  }
+  if (result != nullptr) {
+    *result = std::move(dst);
+  }
+  return true;
+}
+
 }  // namespace
 
 bool try_binary_loop(
@@ -181,9 +281,12 @@ bool try_binary_loop(
     return false;
   }
   const InnerLoop& loop = binary_loops_[static_cast<int>(op)][slot];
-  const Shape* shape = loop_shape(a, b);
-  if (loop.fn == nullptr || shape == nullptr) {
+  if (loop.fn == nullptr) {
     return false;
+  }
+  const Shape* shape = loop_shape(a, b);
+  if (shape == nullptr) {
+    return try_row_loop(loop, a, b, compute, out, result);
   }
   LoopOperand x, y;
   if (!loop_operand(a, compute, a.dim() == 0 && shape->size() > 0, x) ||

@@ -150,6 +150,13 @@ Tensor amax(
 Tensor argmax(
     const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max);
 Tensor softmax(const Tensor& a, int64_t dim, bool log);
+/// Softmax over the last dim of contiguous float32/float64 scores, and each
+/// row's logsumexp (shape without the last dim); a row of -inf only gets
+/// zeros (lse -inf).
+std::pair<Tensor, Tensor> row_softmax(const Tensor& scores);
+/// exp(scores - lse) over the last dim: the probabilities again from the
+/// logsumexp row_softmax gave (zeros where lse is -inf).
+Tensor probs_from_lse(const Tensor& scores, const Tensor& lse);
 
 /// Cumulative sum / product along dim, computed and returned in dtype.
 Tensor cumsum(const Tensor& a, int64_t dim, ScalarType dtype);

@@ -6,26 +6,45 @@
 #include <cmath>
 #include <limits>
 
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
 namespace {
 
-// Calls fn with a null pointer of the element type of dtype.
-template <typename Fn>
-void dispatch_floating(ScalarType dtype, Fn&& fn) {
-  if (dtype == ScalarType::Float32) {
-    fn(static_cast<float*>(nullptr));
-  } else {
-    NPGRAD_INTERNAL_ASSERT(
-        dtype == ScalarType::Float64, "normalization kernels: float dtype");
-    fn(static_cast<double*>(nullptr));
-  }
-}
-
 template <typename T>
 T* data(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
+}
+
+// Row sums in kLanes independent partial sums, added pairwise at the end:
+// the compiler may not reorder a single float accumulator, so one running
+// sum is a chain of dependent adds (one add latency per element) that it
+// cannot vectorize; the lanes are independent, and become vector registers.
+constexpr int64_t kLanes = 8;
+
+template <typename T>
+T add_lanes(const T (&acc)[kLanes], T tail) {
+  T a = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+  T b = (acc[4] + acc[5]) + (acc[6] + acc[7]);
+  return (a + b) + tail;
+}
+
+// sum over n < N of f(n).
+template <typename T, typename F>
+T lane_sum(int64_t N, F f) {
+  T acc[kLanes] = {};
+  int64_t n = 0;
+  for (; n + kLanes <= N; n += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      acc[j] += f(n + j);
+    }
+  }
+  T tail = 0;
+  for (; n < N; ++n) {
+    tail += f(n);
+  }
+  return add_lanes(acc, tail);
 }
 
 }  // namespace
@@ -45,17 +64,13 @@ void row_moments(
     for (int64_t m = 0; m < M; ++m) {
       const T* row = px + m * N;
       // Two passes over the row (it stays in cache): the mean, then the
-      // sum of squared deviations, accumulated in T's vector lanes.
-      T s = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        s += row[n];
-      }
+      // sum of squared deviations, accumulated in lanes.
+      T s = lane_sum<T>(N, [row](int64_t n) { return row[n]; });
       T mu = N > 0 ? s / static_cast<T>(N) : T(0);
-      T ss = 0;
-      for (int64_t n = 0; n < N; ++n) {
+      T ss = lane_sum<T>(N, [row, mu](int64_t n) {
         T d = row[n] - mu;
-        ss += d * d;
-      }
+        return d * d;
+      });
       T var = N > 0 ? ss / static_cast<T>(N) : std::nan("");
       pm[m] = mu;
       pr[m] = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
@@ -239,14 +254,21 @@ void layer_norm_backward(
       const T* row = px + m * N;
       T mu = pm[m];
       T r = pr[m];
-      T sum_gw = 0;
-      T sum_gw_xhat = 0;
       for (int64_t n = 0; n < N; ++n) {
         xhat[n] = (row[n] - mu) * r;
-        gw[n] = pw ? g[n] * pw[n] : g[n];
-        sum_gw += gw[n];
-        sum_gw_xhat += gw[n] * xhat[n];
       }
+      if (pw) {
+        for (int64_t n = 0; n < N; ++n) {
+          gw[n] = g[n] * pw[n];
+        }
+      } else {
+        std::copy(g, g + N, gw.begin());
+      }
+      const T* pgw = gw.data();
+      const T* pxhat = xhat.data();
+      T sum_gw = lane_sum<T>(N, [pgw](int64_t n) { return pgw[n]; });
+      T sum_gw_xhat =
+          lane_sum<T>(N, [pgw, pxhat](int64_t n) { return pgw[n] * pxhat[n]; });
       if (pdx) {
         T a = sum_gw * inv_n;
         T b = sum_gw_xhat * inv_n;
@@ -271,48 +293,6 @@ void layer_norm_backward(
     }
     if (!db.empty()) {
       std::copy(db.begin(), db.end(), data<T>(dbias));
-    }
-  });
-}
-
-}  // namespace npgrad::kernels
-
-namespace npgrad::kernels {
-
-void row_softmax(
-    const Tensor& scores,
-    int64_t M,
-    int64_t N,
-    const Tensor& probs,
-    const Tensor& lse) {
-  dispatch_floating(scores.dtype(), [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    const T* ps = data<T>(scores);
-    T* pp = data<T>(probs);
-    T* pl = data<T>(lse);
-    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-    for (int64_t m = 0; m < M; ++m) {
-      const T* row = ps + m * N;
-      T* out = pp + m * N;
-      T mx = kNegInf;
-      for (int64_t n = 0; n < N; ++n) {
-        mx = row[n] > mx ? row[n] : mx;
-      }
-      if (mx == kNegInf) {
-        std::fill(out, out + N, T(0));
-        pl[m] = kNegInf;
-        continue;
-      }
-      T s = 0;
-      for (int64_t n = 0; n < N; ++n) {
-        out[n] = std::exp(row[n] - mx);
-        s += out[n];
-      }
-      T inv = T(1) / s;
-      for (int64_t n = 0; n < N; ++n) {
-        out[n] *= inv;
-      }
-      pl[m] = mx + std::log(s);
     }
   });
 }

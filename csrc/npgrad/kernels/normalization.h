@@ -84,16 +84,3 @@ void layer_norm_backward(
     const Tensor& dbias);
 
 }  // namespace npgrad::kernels
-
-namespace npgrad::kernels {
-
-/// Softmax of M contiguous rows of N scores into probs, and each row's
-/// logsumexp into lse[M]; a row of -inf only gets zeros (lse -inf).
-void row_softmax(
-    const Tensor& scores,
-    int64_t M,
-    int64_t N,
-    const Tensor& probs,
-    const Tensor& lse);
-
-}  // namespace npgrad::kernels

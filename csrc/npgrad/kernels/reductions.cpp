@@ -1,5 +1,10 @@
 // Reductions (sum, prod, any/all, max/min and their indices, softmax) and
 // matmul: NumPy's reduce methods and BLAS.
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/internal.h"
 
 namespace npgrad::kernels {
@@ -114,6 +119,99 @@ Tensor softmax(const Tensor& a, int64_t dim, bool log) {
   unary_out(log_, s, s);
   binary_out(Binary::Sub, shifted, s, shifted);
   return shifted;
+}
+
+namespace {
+
+// `rows` (..., 1) as a tensor of the leading sizes of `sizes` (..., N).
+Tensor drop_last(const Tensor& rows, const Shape& sizes) {
+  Shape lead(sizes.begin(), sizes.end() - 1);
+  Shape strides(lead.size());
+  int64_t step = 1;
+  for (std::size_t i = lead.size(); i-- > 0;) {
+    strides[i] = step;
+    step *= lead[i];
+  }
+  return view_as_strided(rows, lead, strides, 0);
+}
+
+}  // namespace
+
+// Whole-array NumPy passes (max, subtract, exp, sum, scale): NumPy's SIMD
+// exp is several times faster than a scalar loop of std::exp.
+std::pair<Tensor, Tensor> row_softmax(const Tensor& scores) {
+  IgnoreFpErrors quiet;
+  ScalarType dtype = scores.dtype();
+  const Shape& sizes = scores.sizes();
+  int64_t n = sizes.back();
+  int64_t last = scores.dim() - 1;
+  if (n == 0 || scores.numel() == 0) {
+    Shape rows(sizes.begin(), sizes.end() - 1);
+    return {
+        empty(sizes, dtype),
+        full(rows, -std::numeric_limits<double>::infinity(), dtype)};
+  }
+  Tensor m = amax(scores, {last}, true, true);  // fresh, contiguous
+  int64_t rows = m.numel();
+  // A row of -inf is shifted by 0: its exps are zeros, not nan.
+  dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* pm = static_cast<T*>(m.data_ptr());
+    for (int64_t i = 0; i < rows; ++i) {
+      if (pm[i] == -std::numeric_limits<T>::infinity()) {
+        pm[i] = 0;
+      }
+    }
+  });
+  Tensor probs = binary(Binary::Sub, scores, m, dtype);
+  static const UnaryUfunc& exp = unary_ufunc("exp");
+  unary_out(exp, probs, probs);
+  Tensor total = sum(probs, {last}, true, dtype);
+  Tensor lse = empty(m.sizes(), dtype);
+  // total becomes 1 / total (0 for an all -inf row, whose exps are 0).
+  dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* pm = static_cast<T*>(m.data_ptr());
+    T* pt = static_cast<T*>(total.data_ptr());
+    T* pl = static_cast<T*>(lse.data_ptr());
+    for (int64_t i = 0; i < rows; ++i) {
+      if (pt[i] == 0) {
+        pl[i] = -std::numeric_limits<T>::infinity();
+      } else {
+        pl[i] = pm[i] + std::log(pt[i]);
+        pt[i] = T(1) / pt[i];
+      }
+    }
+  });
+  binary_out(Binary::Mul, probs, total, probs);
+  return {probs, drop_last(lse, sizes)};
+}
+
+Tensor probs_from_lse(const Tensor& scores, const Tensor& lse) {
+  IgnoreFpErrors quiet;
+  ScalarType dtype = scores.dtype();
+  Shape sizes = lse.sizes();
+  sizes.push_back(1);
+  // A copy of lse as (..., 1), with +inf for -inf: exp(s - inf) = 0.
+  Tensor shift = cast(lse, dtype);
+  dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* p = static_cast<T*>(shift.data_ptr());
+    for (int64_t i = 0, e = shift.numel(); i < e; ++i) {
+      if (p[i] == -std::numeric_limits<T>::infinity()) {
+        p[i] = std::numeric_limits<T>::infinity();
+      }
+    }
+  });
+  Shape strides(sizes.size(), 1);
+  for (std::size_t i = sizes.size() - 1; i-- > 0;) {
+    strides[i] = strides[i + 1] * sizes[i + 1];
+  }
+  Tensor probs = binary(
+      Binary::Sub, scores, view_as_strided(shift, sizes, strides, 0), dtype);
+  static const UnaryUfunc& exp = unary_ufunc("exp");
+  unary_out(exp, probs, probs);
+  return probs;
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

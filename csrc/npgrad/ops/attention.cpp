@@ -11,7 +11,6 @@
 #include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/autograd/nodes/normalization_nodes.h"
 #include "npgrad/kernels/kernels.h"
-#include "npgrad/kernels/normalization.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
 #include "npgrad/util/error.h"
@@ -73,15 +72,14 @@ std::pair<Tensor, Tensor> attention_probs(const Tensor& scores) {
     auto [p, lse] = attention_probs(to_dtype(scores, ScalarType::Float32));
     return {to_dtype(p, scores.dtype()), to_dtype(lse, scores.dtype())};
   }
-  Tensor s = contiguous(scores);
-  int64_t N = s.sizes().back();
-  int64_t M = N > 0 ? s.numel() / N : 0;
-  Shape rows = s.sizes();
-  rows.pop_back();
-  Tensor probs = kernels::empty(s.sizes(), s.dtype());
-  Tensor lse = kernels::empty(rows, s.dtype());
-  kernels::row_softmax(s, M, N, probs, lse);
-  return {probs, lse};
+  return kernels::row_softmax(scores);
+}
+
+Tensor attention_probs_from_lse(const Tensor& scores, const Tensor& lse) {
+  if (scores.dtype() == ScalarType::Float16 || lse.dtype() != scores.dtype()) {
+    return attention_probs(scores).first;
+  }
+  return kernels::probs_from_lse(scores, lse);
 }
 
 std::pair<Tensor, Tensor> scaled_dot_product_flash_attention(

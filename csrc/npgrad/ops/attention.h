@@ -31,6 +31,9 @@ Tensor attention_scores(
 /// (softmax over the keys, logsumexp) of float32 / float64 scores; a query
 /// whose keys are all masked gets zeros, as torch's kernel.
 std::pair<Tensor, Tensor> attention_probs(const Tensor& scores);
+/// The probabilities again from the logsumexp attention_probs gave, as
+/// torch's flash backward does: exp(scores - lse), one pass, no row sums.
+Tensor attention_probs_from_lse(const Tensor& scores, const Tensor& lse);
 
 /// key's or value's heads repeated to `heads` (grouped-query attention).
 Tensor repeat_heads(const Tensor& t, int64_t heads);

@@ -1,5 +1,6 @@
 #include "npgrad/autograd/nodes/loss_nodes.h"
 
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/ops/loss.h"
 #include "npgrad/ops/ops.h"
@@ -131,12 +132,13 @@ void NllLossBackwardBase::compute(const variable_list& g, variable_list& out) {
   Tensor values = masked_fill(
       mul(neg(weights), grad), ignored, wrapped_scalar(0, ScalarType::Float64));
   int64_t class_dim = self.dim() == 1 ? 0 : 1;
+  // Without a graph, written into the fresh zeros (scatter would copy them).
   out[0] = scatter(
       zeros_like(self),
       class_dim,
       unsqueeze(safe, class_dim),
       unsqueeze(values, class_dim),
-      false);
+      !GradMode::is_enabled());
 }
 
 }  // namespace npgrad::autograd

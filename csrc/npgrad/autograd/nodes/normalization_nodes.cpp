@@ -297,7 +297,7 @@ void ScaledDotProductFlashAttentionForCpuBackward0::compute(
     AutoGradMode no_grad(false);
     double s = attention_scale(q, scale);
     Tensor scores = attention_scores(q, k, attn_mask_.unpack(), is_causal, s);
-    Tensor p = attention_probs(scores).first;
+    Tensor p = attention_probs_from_lse(scores, lse);
     Tensor vv = repeat_heads(v, q.sizes()[1]);
     Tensor dp = matmul(grad, transpose(vv, -2, -1));
     // sum(dp * p) over the keys is sum(grad * output) over the features.

@@ -1,0 +1,82 @@
+"""The shapes at the edges of npgrad's fast paths for model-sized layers, against torch.
+
+Elementwise ops with one value per row (``x op r`` for ``r`` of shape ``(..., 1)``,
+either side, into a new tensor and in place, of at least 16 and fewer
+than 16 elements per row, with a bool result); layer_norm rows that are not a
+multiple of the row sums' eight lanes; attention rows whose keys are all masked, in
+the forward and the backward; and the weight gradient of a convolution without
+``create_graph`` (one matmul over the batch) against the one with it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from oracle import assert_close, assert_same_result, from_np, run_both, to_np
+
+RNG = np.random.default_rng(0)
+
+
+def _arr(*shape: int, dtype: str = "float32") -> np.ndarray:
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [3, 16, 37])
+def test_row_broadcast_ops(dtype: str, n: int) -> None:
+    x, r = _arr(4, 5, n, dtype=dtype), _arr(4, 5, 1, dtype=dtype)
+
+    def fn(lib):
+        a, b = from_np(lib, x), from_np(lib, r)
+        return (a - b, b / a, a * b, lib.maximum(b, a), a.clone().sub_(b), a.clone().mul_(b), a > b, b >= a)
+
+    got, expected = run_both(fn)
+    for g, e in zip(got, expected):
+        assert_same_result(g, e)
+
+
+@pytest.mark.parametrize("n", [5, 8, 37])
+def test_layer_norm_row_lengths(n: int) -> None:
+    x, w, b, g = _arr(6, n, dtype="float64"), _arr(n, dtype="float64"), _arr(n, dtype="float64"), _arr(6, n)
+
+    def fn(lib):
+        xs, ws, bs = (from_np(lib, a, requires_grad=True) for a in (x, w, b))
+        out = lib.nn.functional.layer_norm(xs, (n,), ws, bs)
+        out.backward(from_np(lib, g.astype("float64")))
+        return out, xs.grad, ws.grad, bs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-10, atol=1e-12)
+
+
+def test_attention_fully_masked_rows() -> None:
+    q, k, v = _arr(1, 2, 4, 8, dtype="float64"), _arr(1, 2, 5, 8, dtype="float64"), _arr(1, 2, 5, 8, dtype="float64")
+    mask = RNG.standard_normal((4, 5)) > 0
+    mask[2] = False  # query 2 sees no key
+
+    def fn(lib):
+        qs, ks, vs = (from_np(lib, a, requires_grad=True) for a in (q, k, v))
+        additive = from_np(lib, np.where(mask, 0.0, -np.inf))
+        out = lib.nn.functional.scaled_dot_product_attention(qs, ks, vs, attn_mask=additive)
+        out.sum().backward()
+        return out, qs.grad, ks.grad, vs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-10, atol=1e-12)
+    assert np.all(to_np(got[0])[:, :, 2] == 0)
+
+
+@pytest.mark.parametrize("groups", [1, 2])
+def test_conv_weight_grad_with_and_without_graph(ng, groups: int) -> None:
+    x, w = _arr(3, 4, 9, 7, dtype="float64"), _arr(6, 4 // groups, 3, 2, dtype="float64")
+    g = _arr(3, 6, 5, 5, dtype="float64")
+    grads = []
+    for create_graph in (False, True):
+        xs, ws = from_np(ng, x, requires_grad=True), from_np(ng, w, requires_grad=True)
+        out = ng.nn.functional.conv2d(xs, ws, stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=groups)
+        (gw,) = ng.autograd.grad(out, ws, from_np(ng, g), create_graph=create_graph)
+        grads.append(to_np(gw))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-12)
