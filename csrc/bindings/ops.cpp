@@ -451,11 +451,15 @@ py::tuple split_impl(const Tensor& self, py::handle sizes, int64_t dim) {
       ops::split_with_sizes(self, sizes.cast<std::vector<int64_t>>(), dim));
 }
 
-std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
+// A `tensors` argument (a list or tuple of Tensors) at `position` (from 1).
+std::vector<Tensor> tensor_list(
+    py::handle seq, const char* fn, int position = 1) {
   NPGRAD_CHECK_TYPE(
       py::isinstance<py::tuple>(seq) || py::isinstance<py::list>(seq),
       fn,
-      "(): argument 'tensors' (position 1) must be tuple of Tensors, not ",
+      "(): argument 'tensors' (position ",
+      position,
+      ") must be tuple of Tensors, not ",
       python_type_name(seq));
   std::vector<Tensor> out;
   for (py::handle item : seq) {
@@ -463,7 +467,9 @@ std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
         is_tensor(item),
         "expected Tensor as element ",
         out.size(),
-        " in argument 0, but got ",
+        " in argument ",
+        position - 1,
+        ", but got ",
         python_type_name(item));
     out.push_back(item.cast<Tensor>());
   }
@@ -1874,6 +1880,26 @@ void bind_ops(py::module_& m) {
   bind_products(m, cls);
   bind_indexing(m, cls);
   m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);
+  // torch._C._VariableFunctions.einsum; npgrad.einsum (functional.py) parses
+  // torch.einsum's argument forms and calls it.
+  m.def(
+      "einsum",
+      [](py::handle equation,
+         py::handle tensors,
+         std::optional<std::vector<int64_t>> path) {
+        NPGRAD_CHECK_TYPE(
+            py::isinstance<py::str>(equation),
+            "einsum(): argument 'equation' (position 1) must be str, not ",
+            python_type_name(equation));
+        return ops::einsum(
+            equation.cast<std::string>(),
+            tensor_list(tensors, "einsum", 2),
+            path);
+      },
+      "equation"_a,
+      "tensors"_a,
+      py::kw_only(),
+      "path"_a = py::none());
   m.def(
       "masked_fill",
       [](py::handle a, py::handle mask, py::handle value) {

@@ -431,6 +431,12 @@ Tensor tensordot(
     const Tensor& b,
     const std::vector<int64_t>& dims_a,
     const std::vector<int64_t>& dims_b);
+/// torch's einsum: the operands contracted as the equation says, pairwise
+/// left to right (or in the order `path` gives, opt_einsum's format).
+Tensor einsum(
+    const std::string& equation,
+    const std::vector<Tensor>& operands,
+    const std::optional<std::vector<int64_t>>& path = std::nullopt);
 /// torch's kron: the Kronecker product (a broadcast mul between unsafe views).
 Tensor kron(const Tensor& a, const Tensor& b);
 /// torch's matmul: dot, mv, mm, a fold into mm/mv, or broadcast batches into
