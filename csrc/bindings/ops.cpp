@@ -1762,6 +1762,45 @@ void bind_ops(py::module_& m) {
   }
 
   // ---- In-place methods (return self) ----
+  // The in-place view ops return self (Note [In-place view ops]).
+  cls.def("t_", [](py::object self) {
+    ops::t_(self.cast<Tensor>());
+    return self;
+  });
+  for (auto [name, first, second] :
+       {std::tuple{"transpose_", "dim0", "dim1"},
+        std::tuple{"swapdims_", "dim0", "dim1"},
+        std::tuple{"swapaxes_", "axis0", "axis1"}}) {
+    cls.def(
+        name,
+        [](py::object self, int64_t dim0, int64_t dim1) {
+          ops::transpose_(self.cast<Tensor>(), dim0, dim1);
+          return self;
+        },
+        py::arg(first),
+        py::arg(second));
+  }
+  cls.def(
+      "squeeze_",
+      [](py::object self, py::handle dim) {
+        Tensor t = self.cast<Tensor>();
+        if (dim.is_none()) {
+          ops::squeeze_(t);
+        } else if (PyLong_Check(dim.ptr())) {
+          ops::squeeze_(t, dim.cast<int64_t>());
+        } else {
+          ops::squeeze_(t, dim.cast<std::vector<int64_t>>());
+        }
+        return self;
+      },
+      "dim"_a = py::none());
+  cls.def(
+      "unsqueeze_",
+      [](py::object self, int64_t dim) {
+        ops::unsqueeze_(self.cast<Tensor>(), dim);
+        return self;
+      },
+      "dim"_a);
   cls.def("zero_", [](py::object self) {
     ops::zero_(self.cast<Tensor>());
     return self;

@@ -252,6 +252,14 @@ Tensor as_strided(const Tensor& a, Shape sizes, Shape strides, int64_t offset);
 /// UnsafeViewBackward0 and not a view for autograd (a is private to the
 /// caller: a fresh result or copy).
 Tensor unsafe_view(const Tensor& a, Shape sizes);
+/// The in-place view ops (Note [In-place view ops]): self's sizes and
+/// strides change, not its data.
+void t_(const Tensor& self);
+void transpose_(const Tensor& self, int64_t dim0, int64_t dim1);
+void squeeze_(const Tensor& self);
+void squeeze_(const Tensor& self, int64_t dim);
+void squeeze_(const Tensor& self, const std::vector<int64_t>& dims);
+void unsqueeze_(const Tensor& self, int64_t dim);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
 
