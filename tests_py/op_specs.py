@@ -351,6 +351,18 @@ LINALG = [
     Op("kron", lambda lib, a, b: lib.kron(a, b), (R(2, 3), R(2, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
     Op("kron_method_broadcast_ranks", lambda lib, a, b: a.kron(b), (R(3), R(2, 2)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
     Op("matmul_4d_1d", lambda lib, a, b: a @ b, (R(2, 2, 2, 3), R(3)), "UnsafeViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_mm", lambda lib, a, b: lib.einsum("ij,jk->ik", a, b), (R(2, 3), R(3, 4)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_bmm", lambda lib, a, b: lib.einsum("bij,bjk->bik", a, b), (R(2, 2, 3), R(2, 3, 4)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_attention", lambda lib, q, k: lib.einsum("bhqd,bhkd->bhqk", q, k), (R(2, 2, 3, 4), R(2, 2, 5, 4)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_diagonal", lambda lib, a: lib.einsum("ii->i", a), (R(3, 3),), "PermuteBackward0", ("_saved_dims",)),
+    Op("einsum_trace", lambda lib, a: lib.einsum("ii", a), (R(3, 3),), "SumBackward1", ("_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes")),
+    Op("einsum_dot", lambda lib, a, b: lib.einsum("i,i->", a, b), (R(4), R(4)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_transpose", lambda lib, a: lib.einsum("ij->ji", a), (R(2, 3),), "PermuteBackward0", ("_saved_dims",)),
+    Op("einsum_ellipsis_broadcast", lambda lib, a, b: lib.einsum("...ij,...jk", a, b), (R(2, 2, 3), R(3, 4)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_outer", lambda lib, a, b: lib.einsum("i,j->ij", a, b), (R(2), R(3)), "MulBackward0", ("_saved_self", "_saved_other")),
+    Op("einsum_three_operands", lambda lib, a, b, c: lib.einsum("ij,jk,kl->il", a, b, c), (R(2, 3), R(3, 2), R(2, 2)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_swapped_operands", lambda lib, w, x: lib.einsum("fd,bd->bf", w, x), (R(4, 3), R(2, 3)), "ViewBackward0", ("_saved_self_sym_sizes",)),
+    Op("einsum_sum_one_side", lambda lib, a, b: lib.einsum("ijk,j->i", a, b), (R(2, 3, 2), R(3)), "ViewBackward0", ("_saved_self_sym_sizes",)),
 ]
 
 def _idx(lib: Any) -> Any:

@@ -675,3 +675,90 @@ def test_inplace_ops_that_torch_allows_between_aliases(prog):
 
     ours, torchs = run_both(run)
     assert ours == torchs
+
+
+# ----------------------------------------------------------------------------------
+# In-place view ops (t_, transpose_, swapaxes_, swapdims_, squeeze_, unsqueeze_):
+# they change the tensor's sizes and strides in place, bump its version, and stack
+# torch's in-place node variant on its history (no CopySlices: no element changed).
+
+# fmt: off
+INPLACE_VIEW_OPS = [
+    pytest.param(lambda x: x.t_(), (2, 3), id="t_"),
+    pytest.param(lambda x: x.transpose_(0, 2), (2, 1, 3), id="transpose_"),
+    pytest.param(lambda x: x.swapaxes_(1, -1), (2, 1, 3), id="swapaxes_"),
+    pytest.param(lambda x: x.swapdims_(0, 1), (2, 3), id="swapdims_"),
+    pytest.param(lambda x: x.squeeze_(), (2, 1, 3, 1), id="squeeze_"),
+    pytest.param(lambda x: x.squeeze_(1), (2, 1, 3), id="squeeze_dim"),
+    pytest.param(lambda x: x.squeeze_((1, 3)), (2, 1, 3, 1), id="squeeze_dims"),
+    pytest.param(lambda x: x.unsqueeze_(-1), (2, 3), id="unsqueeze_"),
+]
+# fmt: on
+
+
+def _inplace_view_facts(t: Any) -> tuple[Any, ...]:
+    fn = t.grad_fn
+    saved = [] if fn is None else sorted((k, getattr(fn, k)) for k in dir(fn) if k.startswith("_saved_"))
+    return (tuple(t.shape), t.stride(), t._version, None if fn is None else fn.name(), saved, t._base is not None)
+
+
+@pytest.mark.parametrize(("op", "shape"), INPLACE_VIEW_OPS)
+def test_inplace_view_op_matches_torch(op, shape):
+    """On a non-leaf and on a view of one: the same object back, torch's sizes,
+    strides, version, node and saved values, the history below it, and gradients."""
+
+    def run(lib):
+        data = np.arange(1.0, 1.0 + np.prod(shape)).reshape(shape)
+        a = from_np(lib, data, requires_grad=True)
+        x = a * 2
+        assert op(x) is x
+        facts = [_inplace_view_facts(x), x.grad_fn.next_functions[0][0].name()]
+        base = a * 1
+        v = base[:]
+        op(v)
+        facts += [_inplace_view_facts(v), v.grad_fn.next_functions[0][0].name(), base.grad_fn.name()]
+        weights = from_np(lib, np.linspace(-1.0, 1.0, x.numel()).reshape(tuple(x.shape)))
+        ((x * weights).sum() + (v * weights).sum()).backward()
+        return facts, to_np(a.grad)
+
+    (facts, grad), (t_facts, t_grad) = run_both(run)
+    assert facts == t_facts
+    np.testing.assert_allclose(grad, t_grad)
+
+
+@pytest.mark.parametrize(("op", "shape"), INPLACE_VIEW_OPS)
+def test_inplace_view_op_without_grad_bumps_the_version_only(op, shape):
+    def run(lib):
+        plain = lib.zeros(shape)
+        op(plain)
+        with lib.no_grad():
+            leaf = lib.zeros(shape, requires_grad=True)
+            op(leaf)
+        return _inplace_view_facts(plain), _inplace_view_facts(leaf), leaf.is_leaf, leaf.requires_grad
+
+    ours, torchs = run_both(run)
+    assert ours == torchs
+
+
+@pytest.mark.parametrize(("op", "shape"), INPLACE_VIEW_OPS)
+def test_inplace_view_op_on_a_leaf_or_its_view_is_torchs_error(op, shape):
+    assert_same_error(lambda lib: op(lib.zeros(shape, requires_grad=True)))
+    assert_same_error(lambda lib: op(lib.zeros(shape, requires_grad=True)[:]))
+
+
+def test_inplace_view_op_bad_dims_are_torchs_errors():
+    assert_same_error(lambda lib: lib.zeros(2, 3, 4).t_())
+    assert_same_error(lambda lib: lib.zeros(2, 3).transpose_(0, 5))
+    assert_same_error(lambda lib: lib.zeros(2, 3).unsqueeze_(4))
+    assert_same_error(lambda lib: lib.zeros(2, 3).squeeze_(3))
+
+
+def test_inplace_view_op_on_a_base_regenerates_its_views(ng):
+    """The version bump reaches the views of the tensor: their history becomes an
+    AsStridedBackward0 over the base, whose values they still show."""
+    b = ng.arange(6.0, requires_grad=True).reshape(2, 3) * 1
+    row = b[0]
+    b.t_()
+    assert row.grad_fn.name() == "AsStridedBackward0"
+    assert to_np(row).tolist() == [0.0, 1.0, 2.0]
+    assert tuple(b.shape) == (3, 2)

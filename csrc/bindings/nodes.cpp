@@ -371,10 +371,15 @@ void bind_nodes(py::module_& m) {
   bind_node<SqueezeBackward0>(fm, "SqueezeBackward0");
   bind_node<SqueezeBackward1>(fm, "SqueezeBackward1");
   bind_node<SqueezeBackward2>(fm, "SqueezeBackward2");
+  bind_node<SqueezeBackward3>(fm, "SqueezeBackward3");
   bind_node<SqueezeBackward4>(fm, "SqueezeBackward4");
+  bind_node<SqueezeBackward5>(fm, "SqueezeBackward5");
   bind_node<UnsqueezeBackward0>(fm, "UnsqueezeBackward0");
+  bind_node<UnsqueezeBackward1>(fm, "UnsqueezeBackward1");
   bind_node<TBackward0>(fm, "TBackward0");
+  bind_node<TBackward1>(fm, "TBackward1");
   bind_node<TransposeBackward0>(fm, "TransposeBackward0");
+  bind_node<TransposeBackward1>(fm, "TransposeBackward1");
   bind_node<PermuteBackward0>(fm, "PermuteBackward0");
   bind_node<SelectBackward0>(fm, "SelectBackward0");
   bind_node<SliceBackward0>(fm, "SliceBackward0");

@@ -451,11 +451,15 @@ py::tuple split_impl(const Tensor& self, py::handle sizes, int64_t dim) {
       ops::split_with_sizes(self, sizes.cast<std::vector<int64_t>>(), dim));
 }
 
-std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
+// A `tensors` argument (a list or tuple of Tensors) at `position` (from 1).
+std::vector<Tensor> tensor_list(
+    py::handle seq, const char* fn, int position = 1) {
   NPGRAD_CHECK_TYPE(
       py::isinstance<py::tuple>(seq) || py::isinstance<py::list>(seq),
       fn,
-      "(): argument 'tensors' (position 1) must be tuple of Tensors, not ",
+      "(): argument 'tensors' (position ",
+      position,
+      ") must be tuple of Tensors, not ",
       python_type_name(seq));
   std::vector<Tensor> out;
   for (py::handle item : seq) {
@@ -463,7 +467,9 @@ std::vector<Tensor> tensor_list(py::handle seq, const char* fn) {
         is_tensor(item),
         "expected Tensor as element ",
         out.size(),
-        " in argument 0, but got ",
+        " in argument ",
+        position - 1,
+        ", but got ",
         python_type_name(item));
     out.push_back(item.cast<Tensor>());
   }
@@ -1756,6 +1762,45 @@ void bind_ops(py::module_& m) {
   }
 
   // ---- In-place methods (return self) ----
+  // The in-place view ops return self (Note [In-place view ops]).
+  cls.def("t_", [](py::object self) {
+    ops::t_(self.cast<Tensor>());
+    return self;
+  });
+  for (auto [name, first, second] :
+       {std::tuple{"transpose_", "dim0", "dim1"},
+        std::tuple{"swapdims_", "dim0", "dim1"},
+        std::tuple{"swapaxes_", "axis0", "axis1"}}) {
+    cls.def(
+        name,
+        [](py::object self, int64_t dim0, int64_t dim1) {
+          ops::transpose_(self.cast<Tensor>(), dim0, dim1);
+          return self;
+        },
+        py::arg(first),
+        py::arg(second));
+  }
+  cls.def(
+      "squeeze_",
+      [](py::object self, py::handle dim) {
+        Tensor t = self.cast<Tensor>();
+        if (dim.is_none()) {
+          ops::squeeze_(t);
+        } else if (PyLong_Check(dim.ptr())) {
+          ops::squeeze_(t, dim.cast<int64_t>());
+        } else {
+          ops::squeeze_(t, dim.cast<std::vector<int64_t>>());
+        }
+        return self;
+      },
+      "dim"_a = py::none());
+  cls.def(
+      "unsqueeze_",
+      [](py::object self, int64_t dim) {
+        ops::unsqueeze_(self.cast<Tensor>(), dim);
+        return self;
+      },
+      "dim"_a);
   cls.def("zero_", [](py::object self) {
     ops::zero_(self.cast<Tensor>());
     return self;
@@ -1874,6 +1919,26 @@ void bind_ops(py::module_& m) {
   bind_products(m, cls);
   bind_indexing(m, cls);
   m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);
+  // torch._C._VariableFunctions.einsum; npgrad.einsum (functional.py) parses
+  // torch.einsum's argument forms and calls it.
+  m.def(
+      "einsum",
+      [](py::handle equation,
+         py::handle tensors,
+         std::optional<std::vector<int64_t>> path) {
+        NPGRAD_CHECK_TYPE(
+            py::isinstance<py::str>(equation),
+            "einsum(): argument 'equation' (position 1) must be str, not ",
+            python_type_name(equation));
+        return ops::einsum(
+            equation.cast<std::string>(),
+            tensor_list(tensors, "einsum", 2),
+            path);
+      },
+      "equation"_a,
+      "tensors"_a,
+      py::kw_only(),
+      "path"_a = py::none());
   m.def(
       "masked_fill",
       [](py::handle a, py::handle mask, py::handle value) {

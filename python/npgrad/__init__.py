@@ -354,9 +354,9 @@ from .utils import data as _utils_data  # noqa: E402, F401
 __all__ += ["load", "save"]
 # torch.functional's broadcasting helpers, at the top level as in torch.
 from . import functional  # noqa: E402, F401
-from .functional import broadcast_shapes, broadcast_tensors  # noqa: E402
+from .functional import broadcast_shapes, broadcast_tensors, einsum  # noqa: E402
 
-__all__ += ["broadcast_shapes", "broadcast_tensors"]
+__all__ += ["broadcast_shapes", "broadcast_tensors", "einsum"]
 # npgrad.optim, as torch.optim.
 from . import optim  # noqa: E402,F401
 

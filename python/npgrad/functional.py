@@ -1,14 +1,17 @@
-"""The functions torch keeps in ``torch.functional``: ``broadcast_shapes`` and
-``broadcast_tensors`` (exported at the top level, as ``npgrad.broadcast_tensors``)."""
+"""The functions torch keeps in ``torch.functional``: ``broadcast_shapes``,
+``broadcast_tensors`` and ``einsum`` (exported at the top level, as
+``npgrad.broadcast_tensors``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
+from . import _C
 from ._C import Tensor
 from ._size import Size
 
-__all__ = ["broadcast_shapes", "broadcast_tensors"]
+__all__ = ["broadcast_shapes", "broadcast_tensors", "einsum"]
 
 
 def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -79,3 +82,55 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
         shape = _infer_size(shape, tuple(t.shape))
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+def _subscript(n: Any) -> str:
+    """A label of einsum's sublist format: ``...`` or an int in [0, 52)."""
+    if n is Ellipsis:
+        return "..."
+    # Compared as torch's are, so a label of another type raises torch's TypeError.
+    if n >= 0 and n < 26:  # noqa: PLR1716
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:  # noqa: PLR1716
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def einsum(*args: Any) -> Tensor:
+    """einsum(equation, *operands) -> Tensor
+
+    The sum of products of the operands' elements over the dims the equation
+    (Einstein notation) names, as torch's: implicit or explicit (``->``) output,
+    ``...`` for broadcast dims, repeated labels for diagonals. The operands may
+    also be one list, or given in the sublist format
+    (``einsum(a, [0, 1], b, [1, 2], [0, 2])``). The pairs are contracted left to
+    right by permute, reshape and bmm, so the graph is torch's.
+
+    >>> import npgrad
+    >>> a = npgrad.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> npgrad.einsum("ij,jk->ik", a, a)
+    tensor([[ 7., 10.],
+            [15., 22.]])
+    >>> npgrad.einsum("ii", a)
+    tensor(5.)
+    """
+    if len(args) < 2:
+        raise ValueError(
+            "einsum(): must specify the equation string and at least one operand, "
+            "or at least one operand and its subscripts list"
+        )
+    if isinstance(args[0], Tensor):
+        # Sublist format: operand, labels, operand, labels, ..., [output labels].
+        equation = ",".join("".join(_subscript(s) for s in labels) for labels in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_subscript(s) for s in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation = args[0]
+        operands = args[1:]
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        # The old form: the operands as one list.
+        return einsum(equation, *operands[0])
+    return _C.einsum(equation, operands)

@@ -252,6 +252,14 @@ Tensor as_strided(const Tensor& a, Shape sizes, Shape strides, int64_t offset);
 /// UnsafeViewBackward0 and not a view for autograd (a is private to the
 /// caller: a fresh result or copy).
 Tensor unsafe_view(const Tensor& a, Shape sizes);
+/// The in-place view ops (Note [In-place view ops]): self's sizes and
+/// strides change, not its data.
+void t_(const Tensor& self);
+void transpose_(const Tensor& self, int64_t dim0, int64_t dim1);
+void squeeze_(const Tensor& self);
+void squeeze_(const Tensor& self, int64_t dim);
+void squeeze_(const Tensor& self, const std::vector<int64_t>& dims);
+void unsqueeze_(const Tensor& self, int64_t dim);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
 
@@ -431,6 +439,12 @@ Tensor tensordot(
     const Tensor& b,
     const std::vector<int64_t>& dims_a,
     const std::vector<int64_t>& dims_b);
+/// torch's einsum: the operands contracted as the equation says, pairwise
+/// left to right (or in the order `path` gives, opt_einsum's format).
+Tensor einsum(
+    const std::string& equation,
+    const std::vector<Tensor>& operands,
+    const std::optional<std::vector<int64_t>>& path = std::nullopt);
 /// torch's kron: the Kronecker product (a broadcast mul between unsafe views).
 Tensor kron(const Tensor& a, const Tensor& b);
 /// torch's matmul: dot, mv, mm, a fold into mm/mv, or broadcast batches into

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
@@ -949,6 +951,112 @@ Tensor as_strided_backward(
     set_history(result, node);
   }
   return result;
+}
+
+// ---- In-place view ops ----
+//
+// Note [In-place view ops]
+// t_, transpose_, squeeze_ and unsqueeze_ change self's sizes and strides,
+// never its elements: self takes the geometry of the view that the
+// out-of-place op computes (in no-grad mode, so that it records nothing),
+// the version is bumped as for any in-place op, and when grad is recorded
+// the op's node (torch's in-place variant: TBackward1, TransposeBackward1,
+// SqueezeBackward3/4/5, UnsqueezeBackward1) is stacked on self's history. No
+// CopySlices: no element of a base changed, so a view keeps its base and its
+// base keeps its history. torch's leaf and view rules apply (check_inplace).
+
+namespace {
+
+template <typename NodeT, typename ViewFn, typename SaveFn>
+void inplace_view(const Tensor& self, ViewFn compute_view, SaveFn save) {
+  const bool record = compute_requires_grad({&self});
+  check_inplace(self, record, /*allow_overlap=*/true);
+  Tensor view;
+  {
+    AutoGradMode no_grad(false);
+    view = compute_view(self);
+  }
+  std::shared_ptr<NodeT> node;
+  if (record) {
+    node = make_node<NodeT>();
+    node->set_next_edges(collect_next_edges({&self}));
+    save(*node);
+  }
+  TensorImpl* dst = self.impl();
+  const TensorImpl* src = view.impl();
+  dst->array = src->array;
+  dst->data = src->data;
+  dst->sizes = src->sizes;
+  dst->strides = src->strides;
+  self.bump_version();
+  if (node) {
+    AutogradMeta& meta = materialize_autograd_meta(self);
+    std::shared_ptr<Node> old_fn = meta.grad_fn;
+    const uint32_t old_nr = meta.output_nr;
+    set_history(self, node);
+    // The history just set is current (Note [Lazy grad_fn of views]).
+    dst->attr_version = self.version();
+    move_retains_grad_hook(self, old_fn, old_nr, node);
+  }
+}
+
+}  // namespace
+
+void t_(const Tensor& self) {
+  NPGRAD_CHECK(
+      self.dim() <= 2,
+      "t_() expects a tensor with <= 2 dimensions, but self is ",
+      self.dim(),
+      "D");
+  inplace_view<TBackward1>(
+      self, [](const Tensor& a) { return t(a); }, [](TBackward1&) {});
+}
+
+void transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  inplace_view<TransposeBackward1>(
+      self,
+      [&](const Tensor& a) { return transpose(a, dim0, dim1); },
+      [&](TransposeBackward1& node) {
+        node.dim0 = dim0;
+        node.dim1 = dim1;
+      });
+}
+
+void squeeze_(const Tensor& self) {
+  const Shape sizes = self.sizes();
+  inplace_view<SqueezeBackward3>(
+      self,
+      [](const Tensor& a) { return squeeze(a); },
+      [&](SqueezeBackward3& node) { node.self_sizes = sizes; });
+}
+
+void squeeze_(const Tensor& self, int64_t dim) {
+  const Shape sizes = self.sizes();
+  inplace_view<SqueezeBackward4>(
+      self,
+      [&](const Tensor& a) { return squeeze(a, dim); },
+      [&](SqueezeBackward4& node) {
+        node.dims = {dim};
+        node.self_sizes = sizes;
+      });
+}
+
+void squeeze_(const Tensor& self, const std::vector<int64_t>& dims) {
+  const Shape sizes = self.sizes();
+  inplace_view<SqueezeBackward5>(
+      self,
+      [&](const Tensor& a) { return squeeze(a, dims); },
+      [&](SqueezeBackward5& node) {
+        node.dims = Shape(dims.begin(), dims.end());
+        node.self_sizes = sizes;
+      });
+}
+
+void unsqueeze_(const Tensor& self, int64_t dim) {
+  inplace_view<UnsqueezeBackward1>(
+      self,
+      [&](const Tensor& a) { return unsqueeze(a, dim); },
+      [&](UnsqueezeBackward1& node) { node.dim = dim; });
 }
 
 }  // namespace npgrad::ops

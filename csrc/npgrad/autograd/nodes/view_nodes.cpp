@@ -25,9 +25,13 @@ void ExpandBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = sum_to(g[0], self_sizes);
 }
 
-void SqueezeBackward0::compute(const variable_list& g, variable_list& out) {
+template <int kVariant>
+void SqueezeAllBackward<kVariant>::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = reshape(g[0], self_sizes);
 }
+template struct SqueezeAllBackward<0>;
+template struct SqueezeAllBackward<3>;
 
 template <int kVariant>
 void SqueezeDimsBackward<kVariant>::compute(
@@ -37,18 +41,30 @@ void SqueezeDimsBackward<kVariant>::compute(
 template struct SqueezeDimsBackward<1>;
 template struct SqueezeDimsBackward<2>;
 template struct SqueezeDimsBackward<4>;
+template struct SqueezeDimsBackward<5>;
 
-void UnsqueezeBackward0::compute(const variable_list& g, variable_list& out) {
+template <int kVariant>
+void UnsqueezeBackwardT<kVariant>::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = squeeze(g[0], dim);
 }
+template struct UnsqueezeBackwardT<0>;
+template struct UnsqueezeBackwardT<1>;
 
-void TBackward0::compute(const variable_list& g, variable_list& out) {
+template <int kVariant>
+void TBackwardT<kVariant>::compute(const variable_list& g, variable_list& out) {
   out[0] = t(g[0]);
 }
+template struct TBackwardT<0>;
+template struct TBackwardT<1>;
 
-void TransposeBackward0::compute(const variable_list& g, variable_list& out) {
+template <int kVariant>
+void TransposeBackwardT<kVariant>::compute(
+    const variable_list& g, variable_list& out) {
   out[0] = transpose(g[0], dim0, dim1);
 }
+template struct TransposeBackwardT<0>;
+template struct TransposeBackwardT<1>;
 
 void PermuteBackward0::compute(const variable_list& g, variable_list& out) {
   std::vector<int64_t> inverse(dims.size());

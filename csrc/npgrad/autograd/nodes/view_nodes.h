@@ -32,16 +32,28 @@ struct ExpandBackward0 final : SizesNode {
   NPGRAD_NODE_NAME(ExpandBackward0)
   void compute(const variable_list& g, variable_list& out) override;
 };
-struct SqueezeBackward0 final : SizesNode {
-  NPGRAD_NODE_NAME(SqueezeBackward0)
+// The view ops' nodes come in variants: the out-of-place op's (0) and the
+// in-place view op's (t_: TBackward1, transpose_: TransposeBackward1,
+// squeeze_: SqueezeBackward3/4/5, unsqueeze_: UnsqueezeBackward1), which
+// differ only in torch's name.
+
+/// squeeze() (SqueezeBackward0) and squeeze_() (SqueezeBackward3).
+template <int kVariant>
+struct SqueezeAllBackward final : SizesNode {
+  std::string name() const override {
+    return "SqueezeBackward" + std::to_string(kVariant);
+  }
   void compute(const variable_list& g, variable_list& out) override;
 };
+using SqueezeBackward0 = SqueezeAllBackward<0>;
+using SqueezeBackward3 = SqueezeAllBackward<3>;
 
 /// squeeze(dim) (SqueezeBackward1) and squeeze(dims) (SqueezeBackward2);
-/// matmul's in-place squeeze_ of a 1-D operand shows as SqueezeBackward4.
+/// squeeze_(dim) (SqueezeBackward4, also matmul's in-place squeeze_ of a 1-D
+/// operand) and squeeze_(dims) (SqueezeBackward5).
 template <int kVariant>
 struct SqueezeDimsBackward final : SizesNode {
-  static constexpr bool dims_as_list_ = kVariant == 2;
+  static constexpr bool dims_as_list_ = kVariant == 2 || kVariant == 5;
   std::string name() const override {
     return "SqueezeBackward" + std::to_string(kVariant);
   }
@@ -59,23 +71,37 @@ struct SqueezeDimsBackward final : SizesNode {
 using SqueezeBackward1 = SqueezeDimsBackward<1>;
 using SqueezeBackward2 = SqueezeDimsBackward<2>;
 using SqueezeBackward4 = SqueezeDimsBackward<4>;
+using SqueezeBackward5 = SqueezeDimsBackward<5>;
 
-struct UnsqueezeBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(UnsqueezeBackward0)
+template <int kVariant>
+struct UnsqueezeBackwardT final : FormulaNode {
+  std::string name() const override {
+    return "UnsqueezeBackward" + std::to_string(kVariant);
+  }
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
     v.integer("_saved_dim", dim);
   }
   int64_t dim = 0;
 };
+using UnsqueezeBackward0 = UnsqueezeBackwardT<0>;
+using UnsqueezeBackward1 = UnsqueezeBackwardT<1>;
 
-struct TBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(TBackward0)
+template <int kVariant>
+struct TBackwardT final : FormulaNode {
+  std::string name() const override {
+    return "TBackward" + std::to_string(kVariant);
+  }
   void compute(const variable_list& g, variable_list& out) override;
 };
+using TBackward0 = TBackwardT<0>;
+using TBackward1 = TBackwardT<1>;
 
-struct TransposeBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(TransposeBackward0)
+template <int kVariant>
+struct TransposeBackwardT final : FormulaNode {
+  std::string name() const override {
+    return "TransposeBackward" + std::to_string(kVariant);
+  }
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
     v.integer("_saved_dim0", dim0);
@@ -83,6 +109,8 @@ struct TransposeBackward0 final : FormulaNode {
   }
   int64_t dim0 = 0, dim1 = 0;
 };
+using TransposeBackward0 = TransposeBackwardT<0>;
+using TransposeBackward1 = TransposeBackwardT<1>;
 
 struct PermuteBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(PermuteBackward0)
