@@ -66,6 +66,18 @@ def test_names_of_unary_binary_and_result_saving_ops(ng, graph):
     assert graph.current_saved_tensor() is None  # only inside a pack hook
 
 
+def test_a_create_graph_backward_names_what_its_formulas_save(ng, graph):
+    a = ng.ones(3, requires_grad=True)
+    y = a.exp().sum()
+    infos, hooks = _recording(graph)
+    with hooks:
+        (ga,) = ng.autograd.grad(y, a, create_graph=True)  # runs in the engine
+    assert infos and all(i.node is not None and i.name for i in infos)
+    listed = graph.saved_tensors(ga)  # the formula's nodes, and the forward's
+    assert {(i.node_ref, i.name) for i in listed if i.packed} == {(i.node_ref, i.name) for i in infos}
+    assert ("ExpBackward0", "result", False) in [(i.node.name(), i.name, i.packed) for i in listed]
+
+
 def test_names_of_custom_function_saved_tensors(ng, graph):
     class Scale(ng.autograd.Function):
         @staticmethod

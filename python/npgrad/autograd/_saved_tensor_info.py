@@ -121,6 +121,7 @@ def _root_nodes(fn_name: str, roots: tuple[Any, ...]) -> list[Any]:
         raise TypeError(f"{fn_name}() takes at least one root (a Tensor, a Node or a GradientEdge)")
     nodes = []
     for root in roots:
+        node: Node | None
         if isinstance(root, GradientEdge):
             node = root.node
         elif isinstance(root, Tensor):
