@@ -2,7 +2,9 @@
 
 #include "npgrad/autograd/engine.h"
 #include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_tensor_context.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/autograd/saved_variable_hooks.h"
 #include "npgrad/ops/binary_ops.h"
 #include "npgrad/util/error_messages.h"
 #include "test_helpers.h"
@@ -82,4 +84,44 @@ TEST_CASE(
   REQUIRE_FALSE(unpacked.is_same(y));
   REQUIRE(unpacked.data_ptr() == y.data_ptr());
   REQUIRE(grad_fn(unpacked) == fn);
+}
+
+namespace {
+// Default hooks that record the pack-hook context (Note [Pack-hook context]).
+struct RecordingHooks final : SavedVariableHooks {
+  explicit RecordingHooks(std::vector<std::string>* log) : log(log) {}
+  void call_pack_hook(const Tensor& t) override {
+    const SavedTensorContext* ctx = current_saved_tensor_context();
+    REQUIRE(ctx != nullptr);
+    REQUIRE(ctx->tensor->is_same(t));
+    log->push_back(
+        (ctx->node ? ctx->node->name() : std::string("?")) + "." + ctx->name +
+        (ctx->is_output ? " output" : "") + (ctx->is_leaf ? " leaf" : ""));
+    packed = t;
+  }
+  Tensor call_unpack_hook() override { return packed; }
+  int traverse_python(PyVisitProc, void*) const override { return 0; }
+  void clear_python() override {}
+  std::vector<std::string>* log;
+  Tensor packed;
+};
+}  // namespace
+
+TEST_CASE(
+    "a save under default hooks packs in its place, told its node and name",
+    "[saved_variable]") {
+  std::vector<std::string> log;
+  Tensor x = tensor({1, 2, 3}, true);
+  SavedTensorDefaultHooks::push(
+      [&log] { return std::make_unique<RecordingHooks>(&log); });
+  Tensor y = ops::mul(ops::tanh(x), x);
+  SavedTensorDefaultHooks::pop();
+  REQUIRE(current_saved_tensor_context() == nullptr);
+  REQUIRE(
+      log == std::vector<std::string>{
+                 "TanhBackward0.result output",
+                 "MulBackward0.other leaf",
+                 "MulBackward0.self"});
+  // Outside hooks nothing waits: the saved values read as usual.
+  backward_for_test(ops::sum(y));
 }

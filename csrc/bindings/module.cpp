@@ -9,6 +9,8 @@ namespace npgrad::bindings {
 void bind_losses(py::module_& m);
 /// clamp, clip, clamp_min, clamp_max (clamp.cpp).
 void bind_clamp(py::module_& m);
+/// The pack-hook context and the saved-tensor inventory (saved_tensors.cpp).
+void bind_saved_tensors(py::module_& m);
 }  // namespace npgrad::bindings
 
 PYBIND11_MODULE(_C, m) {
@@ -26,6 +28,7 @@ PYBIND11_MODULE(_C, m) {
   bind_losses(m);
   bind_pooling(m);
   bind_function(m);
+  bind_saved_tensors(m);
   bind_engine(m);
   bind_modes(m);
   bind_gc(m);

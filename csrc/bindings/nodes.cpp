@@ -55,6 +55,7 @@ namespace {
 struct SavedTensorRef {
   std::shared_ptr<Node> node;  // keeps the SavedVariable (a node member) alive
   SavedVariable* saved;
+  std::string name;  // the pack hook's context (Note [Pack-hook context])
 };
 
 // A saved integer (a dim, an index, a size) as torch shows it: torch's
@@ -72,7 +73,8 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   void tensor(const char* name, SavedVariable& v) override {
     tensor_names.emplace_back(name);
     if (hit(name)) {
-      result = raw_ ? py::cast(SavedTensorRef{node_, &v})
+      result = raw_ ? py::cast(SavedTensorRef{
+                          node_, &v, autograd::saved_tensor_name(name)})
                     : py::cast(v.unpack(node_));
     }
   }
@@ -83,7 +85,11 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
       auto& v = list.items;
       py::tuple t(v.size());
       for (std::size_t i = 0; i < v.size(); ++i) {
-        t[i] = raw_ ? py::cast(SavedTensorRef{node_, &v[i]})
+        t[i] = raw_ ? py::cast(SavedTensorRef{
+                          node_,
+                          &v[i],
+                          autograd::saved_tensor_name(name) + "[" +
+                              std::to_string(i) + "]"})
                     : py::cast(v[i].unpack(node_));
       }
       result = t;  // a tuple for _raw_saved_x too, as torch
@@ -186,7 +192,9 @@ void bind_nodes(py::module_& m) {
           "register_hooks",
           [](SavedTensorRef& self, py::function pack, py::function unpack) {
             self.saved->register_hooks(
-                std::make_unique<PySavedVariableHooks>(pack, unpack));
+                std::make_unique<PySavedVariableHooks>(pack, unpack),
+                self.node,
+                self.name);
           },
           py::arg("pack_hook"),
           py::arg("unpack_hook"));

@@ -190,6 +190,19 @@ py::object function_apply(
       }
       ++i;
     }
+    // The pack hooks run now that the list is in place, in save order, each
+    // told its node and name (Note [Pack-hook context]).
+    try {
+      for (std::size_t k = 0; k < base.saved_variables.size(); ++k) {
+        if (base.saved_variables[k].pack_is_pending()) {
+          base.saved_variables[k].pack_pending(
+              node, "saved_tensors[" + std::to_string(k) + "]");
+        }
+      }
+    } catch (...) {
+      base.saved_variables.clear();
+      throw;
+    }
     py::delattr(ctx, "to_save");
   }
   if (!is_tuple) {

@@ -14,6 +14,7 @@
 #include "npgrad/autograd/edge.h"
 #include "npgrad/autograd/input_metadata.h"
 #include "npgrad/autograd/node_hooks.h"
+#include "npgrad/autograd/saved_tensor_context.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/tensor/tensor.h"
 #include "npgrad/util/pool.h"
@@ -197,8 +198,10 @@ struct NodeAllocator : PoolAllocator<T> {
 
 template <typename T, typename... Args>
 std::shared_ptr<T> make_node(Args&&... args) {
-  return std::allocate_shared<T>(
-      NodeAllocator<T>(), std::forward<Args>(args)...);
+  auto node =
+      std::allocate_shared<T>(NodeAllocator<T>(), std::forward<Args>(args)...);
+  note_new_node(*node);  // Note [Pack-hook context]
+  return node;
 }
 
 /// The forward op a node differentiates, as torch's messages name it:

@@ -5,6 +5,7 @@
 #include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_tensor_context.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
 
@@ -33,8 +34,12 @@ SavedVariable::SavedVariable(
   // the tensor (Python numbers are never packed).
   if (!t.impl()->is_wrapped_number) {
     if (auto hooks = SavedTensorDefaultHooks::get()) {
+      // The pack hook runs once this SavedVariable is in its place, where
+      // its node and name are known (Note [Pack-hook context]).
       save_metadata(t);
-      set_hooks_and_pack_data(std::move(hooks), t);
+      hooks_ = std::move(hooks);
+      data_ = t;
+      pack_pending_ = true;
       return;
     }
   }
@@ -59,12 +64,65 @@ void SavedVariable::save_metadata(const Tensor& t) {
   }
 }
 
+SavedVariable::SavedVariable(SavedVariable&& other) noexcept
+    : SavedVariableFields(std::move(other)) {
+  other.pack_pending_ = false;
+}
+
+SavedVariable& SavedVariable::operator=(SavedVariable&& other) {
+  if (this != &other) {
+    SavedVariableFields::operator=(std::move(other));
+    other.pack_pending_ = false;
+    if (pack_pending_) {
+      pack_where_placed();
+    }
+  }
+  return *this;
+}
+
+void SavedVariable::pack_where_placed() {
+  std::shared_ptr<Node> node;
+  std::string name;
+  find_saved_owner(this, node, name);
+  pack_pending(std::move(node), std::move(name));
+}
+
+void SavedVariable::pack_pending(std::shared_ptr<Node> node, std::string name) {
+  NPGRAD_INTERNAL_ASSERT(pack_pending_, "no pack hook is pending");
+  pack_pending_ = false;
+  Tensor data = std::move(data_);
+  try {
+    set_hooks_and_pack_data(
+        std::move(hooks_), data, std::move(node), std::move(name));
+  } catch (...) {
+    // As when torch's SavedVariable constructor throws: nothing is saved.
+    static_cast<SavedVariableFields&>(*this) = SavedVariableFields();
+    throw;
+  }
+}
+
 void SavedVariable::set_hooks_and_pack_data(
-    std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data) {
+    std::unique_ptr<SavedVariableHooks> hooks,
+    const Tensor& data,
+    std::shared_ptr<Node> node,
+    std::string name) {
   hooks_ = std::move(hooks);
+  hooks_->packed_sizes = data.sizes();
+  hooks_->packed_dtype = data.dtype();
+  hooks_->packed_storage = data.impl()->version_counter;
   AutoGradMode no_grad(false);
   uint32_t version = data.version();
-  hooks_->call_pack_hook(saved_original_ ? detach(data) : data);
+  SavedTensorContext context{
+      std::move(node),
+      std::move(name),
+      &data,
+      is_output_,
+      is_leaf_,
+      requires_grad_};
+  {
+    SavedTensorContextScope scope(context);
+    hooks_->call_pack_hook(saved_original_ ? detach(data) : data);
+  }
   NPGRAD_CHECK(
       version == data.version(),
       "A saved tensor pack hook is modifying its input in place. Tensors "
@@ -74,7 +132,10 @@ void SavedVariable::set_hooks_and_pack_data(
       "pack hook.");
 }
 
-void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
+void SavedVariable::register_hooks(
+    std::unique_ptr<SavedVariableHooks> hooks,
+    std::shared_ptr<Node> node,
+    std::string name) {
   NPGRAD_CHECK(
       !hooks_,
       "Calling register_hooks on a saved tensor whose hooks have already been "
@@ -94,8 +155,50 @@ void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
   if (saved_original_) {
     save_metadata(data_);
   }
-  set_hooks_and_pack_data(std::move(hooks), data_);
+  set_hooks_and_pack_data(
+      std::move(hooks), data_, std::move(node), std::move(name));
   data_ = Tensor();
+}
+
+bool SavedVariable::describe(SavedTensorDescription& out) const {
+  if (hooks_ && !pack_pending_) {
+    out.sizes = hooks_->packed_sizes;
+    out.dtype = hooks_->packed_dtype;
+    out.storage = hooks_->packed_storage.get();
+  } else if (data_.defined() && !data_.impl()->is_wrapped_number) {
+    out.sizes = data_.sizes();
+    out.dtype = data_.dtype();
+    out.storage = data_.impl()->version_counter.get();
+  } else {
+    return false;
+  }
+  out.is_output = is_output_;
+  out.is_leaf = is_leaf_;
+  out.requires_grad = requires_grad_;
+  out.packed = hooks_ && !pack_pending_;
+  return true;
+}
+
+SavedVariableList::SavedVariableList(
+    const std::vector<Tensor>& tensors, bool is_output) {
+  items.reserve(tensors.size());
+  for (const Tensor& t : tensors) {
+    items.emplace_back(t, is_output);
+  }
+}
+
+SavedVariableList& SavedVariableList::operator=(SavedVariableList&& other) {
+  items = std::move(other.items);
+  released = other.released;
+  for (SavedVariable& item : items) {
+    if (item.pack_is_pending()) {
+      std::shared_ptr<Node> node;
+      std::string name;
+      find_saved_owner(&item, node, name);
+      item.pack_pending(std::move(node), std::move(name));
+    }
+  }
+  return *this;
 }
 
 // The history of a saved output: the node it is saved for, or for a view
@@ -114,6 +217,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) {
     return Tensor();
   }
+  NPGRAD_INTERNAL_ASSERT(
+      !pack_pending_, "a saved tensor unpacked before its pack hook ran");
   if (hooks_) {
     // No version check: the hooks own what was saved.
     Tensor data = hooks_->call_unpack_hook();
@@ -179,6 +284,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
 }
 
 void SavedVariable::reset_data() {
+  pack_pending_ = false;
   data_ = Tensor();
   hooks_.reset();
   grad_fn_.reset();

@@ -7,6 +7,7 @@
 // node is supplied again at unpack time (`saved_for`).
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "npgrad/autograd/edge.h"
@@ -18,7 +19,41 @@ namespace npgrad::autograd {
 class Node;
 struct StrongRefVisitor;
 
-class SavedVariable {
+// SavedVariable's fields, moved as a whole (SavedVariable adds what a move
+// does to a save still waiting for its pack hook).
+struct SavedVariableFields {
+  Tensor data_;
+  bool was_defined_ = false;
+  bool saved_original_ = false;
+  bool is_leaf_ = false;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  // Default hooks were active at save time and the pack hook has not run
+  // yet: data_ holds the tensor until the SavedVariable is in its place
+  // (Note [Pack-hook context]).
+  bool pack_pending_ = false;
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  // With hooks (the tensor is not kept): the history to rebuild at unpack.
+  std::shared_ptr<Node> grad_fn_;
+  std::shared_ptr<Node> grad_accumulator_;
+  std::weak_ptr<Node> weak_grad_fn_;  // is_inplace_on_view only
+  bool is_inplace_on_view_ = false;
+  std::unique_ptr<SavedVariableHooks> hooks_;
+};
+
+/// A saved tensor as saved_tensors() describes it, read without unpacking.
+struct SavedTensorDescription {
+  Shape sizes;
+  ScalarType dtype = ScalarType::Float32;
+  const VersionCounter* storage = nullptr;  // shared by the data's aliases
+  bool is_output = false;
+  bool is_leaf = false;
+  bool requires_grad = false;
+  bool packed = false;  // went through a pack hook
+};
+
+class SavedVariable : private SavedVariableFields {
  public:
   SavedVariable() = default;
   /// is_inplace_on_view: t is a view written in place, saved as an output;
@@ -26,20 +61,35 @@ class SavedVariable {
   /// torch) rather than with the node it is saved for.
   SavedVariable(
       const Tensor& t, bool is_output, bool is_inplace_on_view = false);
-  SavedVariable(SavedVariable&&) = default;
-  SavedVariable& operator=(SavedVariable&&) = default;
+  SavedVariable(SavedVariable&& other) noexcept;
+  /// Moving a save that waits for its pack hook into its place runs the
+  /// hook (Note [Pack-hook context]); it throws what the hook throws.
+  SavedVariable& operator=(SavedVariable&& other);
+  ~SavedVariable() = default;
 
   /// The saved tensor, checked against its version. Throws kBackwardTwice
   /// after release.
   Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
   void reset_data();
   /// grad_fn._raw_saved_x.register_hooks(pack, unpack): packs now, unpacks
-  /// through the hooks from then on.
-  void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
+  /// through the hooks from then on. `node` and `name` are the pack hook's
+  /// context.
+  void register_hooks(
+      std::unique_ptr<SavedVariableHooks> hooks,
+      std::shared_ptr<Node> node = nullptr,
+      std::string name = {});
   bool defined() const { return was_defined_; }
   bool has_been_released() const {
     return was_defined_ && !data_.defined() && !hooks_;
   }
+  /// A save waiting for its pack hook: runs it now, with `node` and `name`
+  /// as its context. On error the SavedVariable is left undefined.
+  void pack_pending(std::shared_ptr<Node> node, std::string name);
+  bool pack_is_pending() const { return pack_pending_; }
+  /// What saved_tensors() reports; false when nothing is held (undefined,
+  /// released) or the value is a Python number, never packed nor a tensor
+  /// in torch's saved state.
+  bool describe(SavedTensorDescription& out) const;
 
   /// The hooks' Python objects, and the saved tensor's own when this is its
   /// only owner (Note [GC visibility]).
@@ -49,32 +99,30 @@ class SavedVariable {
   void visit_strong_refs(StrongRefVisitor& v) const;
 
  private:
-  Tensor data_;
-  bool was_defined_ = false;
-  bool saved_original_ = false;
-  bool is_leaf_ = false;
-  bool is_output_ = false;
-  bool requires_grad_ = false;
-  uint32_t saved_version_ = 0;
-  uint32_t output_nr_ = 0;
-  // With hooks (the tensor is not kept): the history to rebuild at unpack.
-  std::shared_ptr<Node> grad_fn_;
-  std::shared_ptr<Node> grad_accumulator_;
-  std::weak_ptr<Node> weak_grad_fn_;  // is_inplace_on_view only
-  bool is_inplace_on_view_ = false;
-  std::unique_ptr<SavedVariableHooks> hooks_;
-
   void save_metadata(const Tensor& t);
   std::shared_ptr<Node> output_grad_fn(
       const std::shared_ptr<Node>& saved_for) const;
   void set_hooks_and_pack_data(
-      std::unique_ptr<SavedVariableHooks> hooks, const Tensor& data);
+      std::unique_ptr<SavedVariableHooks> hooks,
+      const Tensor& data,
+      std::shared_ptr<Node> node,
+      std::string name);
+  /// After a move into its place: packs with the owner found there.
+  void pack_where_placed();
 };
 
 /// A saved list of tensors (torch's `std::vector<SavedVariable> x_` with its
 /// `x_released_` flag): after release the list itself is gone, so reading it
 /// raises even when it was empty.
 struct SavedVariableList {
+  SavedVariableList() = default;
+  /// Saves each tensor (an undefined one as None).
+  SavedVariableList(const std::vector<Tensor>& tensors, bool is_output);
+  SavedVariableList(SavedVariableList&&) noexcept = default;
+  /// As SavedVariable's: the items' pack hooks run once the list is in its
+  /// place (the items keep their addresses).
+  SavedVariableList& operator=(SavedVariableList&& other);
+
   std::vector<SavedVariable> items;
   bool released = false;
 };

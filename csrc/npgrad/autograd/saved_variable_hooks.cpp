@@ -30,6 +30,10 @@ std::unique_ptr<SavedVariableHooks> SavedTensorDefaultHooks::get() {
   return stack.back()();
 }
 
+bool SavedTensorDefaultHooks::active() {
+  return !disabled_message && !stack.empty();
+}
+
 void SavedTensorDefaultHooks::disable(const std::string& message) {
   disabled_message = message;
   NPGRAD_CHECK(stack.empty(), message);

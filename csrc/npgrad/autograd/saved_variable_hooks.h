@@ -21,6 +21,14 @@ struct SavedVariableHooks : PythonRefHolder {
   virtual void call_pack_hook(const Tensor& t) = 0;
   /// Called at every unpack; must return a tensor.
   virtual Tensor call_unpack_hook() = 0;
+
+  // What was packed, recorded before the pack hook runs, so that
+  // saved_tensors() describes a packed tensor without unpacking it. The
+  // version counter (the storage's identity) is kept so that its address is
+  // not reused while the hooks live; the data itself is not kept.
+  Shape packed_sizes;
+  ScalarType packed_dtype = ScalarType::Float32;
+  std::shared_ptr<VersionCounter> packed_storage;
 };
 
 using SavedHooksFactory = std::function<std::unique_ptr<SavedVariableHooks>()>;
@@ -31,6 +39,8 @@ struct SavedTensorDefaultHooks {
   static void pop();
   /// Hooks for a tensor being saved now: the innermost pair, or null.
   static std::unique_ptr<SavedVariableHooks> get();
+  /// Whether get() would return hooks now.
+  static bool active();
   /// Disables default hooks with this message; throws it if a pair is active.
   static void disable(const std::string& message);
   static void enable();

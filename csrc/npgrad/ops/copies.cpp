@@ -173,9 +173,7 @@ Tensor index(const Tensor& a, const std::vector<Tensor>& indices) {
   if (compute_requires_grad({&a})) {
     auto node = make_node<IndexBackward0>();
     node->set_next_edges(collect_next_edges({&a}));
-    for (const auto& idx : indices) {
-      node->indices_.items.emplace_back(idx, false);
-    }
+    node->indices_ = SavedVariableList(indices, false);
     node->self_sizes = a.sizes();
     set_history(out, node);
   }
@@ -192,9 +190,7 @@ Tensor index_backward(
     auto node = make_node<IndexPutImplBackward0>();
     // z does not require grad yet: its edge (self's) is invalid, as torch's.
     node->set_next_edges(collect_next_edges({&z, &grad}));
-    for (const auto& idx : indices) {
-      node->indices_.items.emplace_back(idx, false);
-    }
+    node->indices_ = SavedVariableList(indices, false);
     set_history(z, node);
   }
   return z;

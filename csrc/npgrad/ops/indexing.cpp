@@ -634,9 +634,7 @@ Tensor put(
       {&self, &values},
       [&](IndexPutBackward0& n) {
         n.accumulate = accumulate;
-        for (const auto& idx : indices) {
-          n.indices_.items.emplace_back(idx, false);
-        }
+        n.indices_ = SavedVariableList(indices, false);
       },
       [&](const Tensor& out) {
         kernels::index_put(out, indices, values, accumulate);

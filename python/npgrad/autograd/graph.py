@@ -1,6 +1,9 @@
 """``npgrad.autograd.graph``: the backward graph, its hooks and saved tensors.
 
-Everything in ``torch.autograd.graph.__all__``, with torch's semantics. The
+Everything in ``torch.autograd.graph.__all__``, with torch's semantics, and
+npgrad's own additions (torch has none): ``current_saved_tensor`` (what a pack
+hook is packing), ``saved_tensors`` and ``saved_tensors_summary`` (what a
+graph's nodes have saved), with ``SavedTensorInfo``. The
 per-node and per-tensor work (running hooks, packing and unpacking saved
 tensors, intercepting in-place writes) is native; this module holds the
 context managers and the small amount of bookkeeping torch also keeps in
@@ -23,6 +26,7 @@ from typing import Any, NamedTuple
 
 from .. import _C
 from ..utils.hooks import RemovableHandle
+from ._saved_tensor_info import SavedTensorInfo, current_saved_tensor, saved_tensors, saved_tensors_summary
 from .function import BackwardCFunction
 from .grad_mode import enable_grad, no_grad
 
@@ -36,6 +40,11 @@ __all__ = [
     "GradientEdge",
     "get_gradient_edge",
     "increment_version",
+    # npgrad's own (torch has none)
+    "SavedTensorInfo",
+    "current_saved_tensor",
+    "saved_tensors",
+    "saved_tensors_summary",
 ]
 
 log = logging.getLogger(__name__)
