@@ -1578,6 +1578,140 @@ NN_EXTRA = [
     ),
 ]
 
+# ---- Upsampling (F.interpolate) and embedding_bag ----
+
+_UPSAMPLE_1D_SAVED = ("_saved_output_size", "_saved_scales", "_saved_self_sym_sizes")
+_UPSAMPLE_2D_SAVED = ("_saved_output_size", "_saved_scales_h", "_saved_scales_w", "_saved_self_sym_sizes")
+
+
+def _interp(**kwargs: Any) -> Callable[..., Any]:
+    return lambda lib, a: _F(lib).interpolate(a, **kwargs)
+
+
+UPSAMPLE = [
+    Op(
+        "F_interpolate_nearest1d",
+        _interp(scale_factor=2.5),
+        (R(2, 2, 5),),
+        "UpsampleNearest1DBackward0",
+        _UPSAMPLE_1D_SAVED,
+    ),
+    Op(
+        "F_interpolate_nearest2d",
+        _interp(size=(3, 7)),
+        (R(1, 2, 4, 5),),
+        "UpsampleNearest2DBackward0",
+        _UPSAMPLE_2D_SAVED,
+    ),
+    Op(
+        "F_interpolate_nearest_exact1d",
+        _interp(size=7, mode="nearest-exact"),
+        (R(1, 3, 5),),
+        "UpsampleNearestExact1DBackward0",
+        _UPSAMPLE_1D_SAVED,
+    ),
+    Op(
+        "F_interpolate_nearest_exact2d",
+        _interp(scale_factor=(1.5, 0.6), mode="nearest-exact"),
+        (R(1, 2, 4, 5),),
+        "UpsampleNearestExact2DBackward0",
+        _UPSAMPLE_2D_SAVED,
+    ),
+    Op(
+        "F_interpolate_linear",
+        _interp(scale_factor=1.7, mode="linear"),
+        (R(2, 2, 5),),
+        "UpsampleLinear1DBackward0",
+        ("_saved_align_corners", *_UPSAMPLE_1D_SAVED),
+    ),
+    Op(
+        "F_interpolate_linear_align_corners",
+        _interp(size=8, mode="linear", align_corners=True),
+        (R(1, 2, 5),),
+        "UpsampleLinear1DBackward0",
+        ("_saved_align_corners", *_UPSAMPLE_1D_SAVED),
+    ),
+    Op(
+        "F_interpolate_bilinear",
+        _interp(scale_factor=(2, 1.5), mode="bilinear"),
+        (R(1, 2, 3, 4),),
+        "UpsampleBilinear2DBackward0",
+        ("_saved_align_corners", *_UPSAMPLE_2D_SAVED),
+    ),
+    Op(
+        "F_interpolate_bilinear_align_corners_recompute",
+        _interp(scale_factor=1.7, mode="bilinear", align_corners=True, recompute_scale_factor=True),
+        (R(2, 1, 3, 4),),
+        "UpsampleBilinear2DBackward0",
+        ("_saved_align_corners", *_UPSAMPLE_2D_SAVED),
+    ),
+]
+
+_EMBEDDING_BAG_SAVED = (
+    "_saved_indices",
+    "_saved_mode",
+    "_saved_offsets",
+    "_saved_padding_idx",
+    "_saved_per_sample_weights",
+    "_saved_result1",
+    "_saved_result2",
+    "_saved_result3",
+    "_saved_scale_grad_by_freq",
+    "_saved_sparse",
+    "_saved_weight",
+    "_saved_weight_sym_argsize_0",
+)
+
+
+def _bag_indices(lib: Any) -> Any:
+    return lib.tensor([1, 2, 0, 3, 3, 1])
+
+
+def _bag_offsets(lib: Any) -> Any:
+    return lib.tensor([0, 2, 2, 5])
+
+
+# torch has no derivative of embedding_bag's backward (double_backward=False).
+EMBEDDING_BAG = [
+    Op(
+        "F_embedding_bag_sum",
+        lambda lib, w: _F(lib).embedding_bag(_bag_indices(lib), w, _bag_offsets(lib), mode="sum"),
+        (R(4, 3),),
+        "EmbeddingBagBackward0",
+        _EMBEDDING_BAG_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "F_embedding_bag_mean_2d_padding_idx",
+        lambda lib, w: _F(lib).embedding_bag(_tokens(lib), w, padding_idx=1),
+        (R(4, 3),),
+        "EmbeddingBagBackward0",
+        _EMBEDDING_BAG_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "F_embedding_bag_max_include_last_offset",
+        lambda lib, w: _F(lib).embedding_bag(
+            _bag_indices(lib), w, lib.tensor([0, 2, 2, 6]), mode="max", include_last_offset=True
+        ),
+        (R(4, 3),),
+        "EmbeddingBagBackward0",
+        _EMBEDDING_BAG_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "F_embedding_bag_per_sample_weights",
+        lambda lib, w, psw: _F(lib).embedding_bag(
+            _bag_indices(lib), w, _bag_offsets(lib), mode="sum", per_sample_weights=psw, padding_idx=0
+        ),
+        (R(4, 3), R(6)),
+        "EmbeddingBagBackward0",
+        _EMBEDDING_BAG_SAVED,
+        double_backward=False,
+    ),
+]
+
+
 ALL = (
     ARITHMETIC
     + POINTWISE
@@ -1601,5 +1735,7 @@ ALL = (
     + POINTWISE_MORE
     + CLAMP
     + NN_EXTRA
+    + UPSAMPLE
+    + EMBEDDING_BAG
 )
 # fmt: on

@@ -266,7 +266,29 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     ),
     "AddBackward1": lambda lib, a, b, v: lib.nn.functional.rms_norm(a, (3,)),
     "EmbeddingBackward0": lambda lib, a, b, v: lib.nn.functional.embedding(lib.tensor([1, 0, 1]), a, padding_idx=0),
+    "EmbeddingBagBackward0": lambda lib, a, b, v: lib.nn.functional.embedding_bag(
+        lib.tensor([1, 0, 1]), a, lib.tensor([0, 1]), mode="sum", per_sample_weights=v
+    ),
+    "EmbeddingBagBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.embedding_bag(lib.tensor([[1, 0]]), a, mode="max"), a
+    ),
 }
+
+# Upsampling: (1, 2, 3) and (1, 1, 2, 3) inputs; each op's double backward node
+# from the gradient of its forward.
+_UPSAMPLE_PROGRAMS = {
+    "Nearest1D": lambda lib, x: lib.nn.functional.interpolate(x[None], scale_factor=1.5),
+    "Nearest2D": lambda lib, x: lib.nn.functional.interpolate(x[None, None], size=(3, 4)),
+    "NearestExact1D": lambda lib, x: lib.nn.functional.interpolate(x[None], size=5, mode="nearest-exact"),
+    "NearestExact2D": lambda lib, x: lib.nn.functional.interpolate(x[None, None], scale_factor=2, mode="nearest-exact"),
+    "Linear1D": lambda lib, x: lib.nn.functional.interpolate(x[None], size=5, mode="linear"),
+    "Bilinear2D": lambda lib, x: lib.nn.functional.interpolate(
+        x[None, None], scale_factor=1.5, mode="bilinear", align_corners=True
+    ),
+}
+for _kind, _program in _UPSAMPLE_PROGRAMS.items():
+    PROGRAMS[f"Upsample{_kind}Backward0"] = lambda lib, a, b, v, f=_program: f(lib, a)
+    PROGRAMS[f"Upsample{_kind}BackwardBackward0"] = lambda lib, a, b, v, f=_program: _grad(lib, f(lib, a), a)
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every
 # table op's domain).

@@ -136,6 +136,8 @@ void setup_node_type_gc(PyHeapTypeObject* heap_type);
 void bind_gc(py::module_& m);
 /// Pooling (pooling.cpp): after bind_nodes and bind_op_tables (_nn).
 void bind_pooling(py::module_& m);
+/// Upsampling (upsample.cpp): after bind_pooling (_nn).
+void bind_upsample(py::module_& m);
 /// Tensor._make_subclass (Note [Tensor subclass instances]).
 void bind_tensor_subclass(py::module_& m);
 /// npgrad.convolution and the sliding windows (conv.cpp).

@@ -27,6 +27,7 @@ PYBIND11_MODULE(_C, m) {
   bind_op_tables(m);
   bind_losses(m);
   bind_pooling(m);
+  bind_upsample(m);
   bind_function(m);
   bind_saved_tensors(m);
   bind_engine(m);

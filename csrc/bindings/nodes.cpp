@@ -10,6 +10,7 @@
 #include "npgrad/autograd/nodes/clamp_nodes.h"
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/autograd/nodes/embedding_bag_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
 #include "npgrad/autograd/nodes/normalization_nodes.h"
@@ -98,6 +99,11 @@ class SavedLookup final : public autograd::SavedAttributeVisitor {
   void integer(const char* name, int64_t v) override {
     if (hit(name)) {
       result = saved_int(v);
+    }
+  }
+  void unsigned_integer(const char* name, int64_t v) override {
+    if (hit(name)) {
+      result = py::int_(static_cast<uint64_t>(v));
     }
   }
   void real(const char* name, double v) override {
@@ -445,6 +451,8 @@ void bind_nodes(py::module_& m) {
   bind_node<NativeGroupNormBackward0>(fm, "NativeGroupNormBackward0");
   bind_node<NativeBatchNormBackward0>(fm, "NativeBatchNormBackward0");
   bind_node<EmbeddingBackward0>(fm, "EmbeddingBackward0");
+  bind_node<EmbeddingBagBackward0>(fm, "EmbeddingBagBackward0");
+  bind_node<EmbeddingBagBackwardBackward0>(fm, "EmbeddingBagBackwardBackward0");
   bind_node<AddBackward1>(fm, "AddBackward1");
   bind_node<ScaledDotProductFlashAttentionForCpuBackward0>(
       fm, "ScaledDotProductFlashAttentionForCpuBackward0");

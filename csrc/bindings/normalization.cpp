@@ -4,6 +4,7 @@
 #include "npgrad/ops/normalization.h"
 
 #include "npgrad/ops/attention.h"
+#include "npgrad/ops/ops.h"
 
 #include "bindings.h"
 
@@ -95,6 +96,35 @@ void bind_normalization(py::module_& m) {
       "indices"_a,
       "padding_idx"_a,
       "scale_grad_by_freq"_a);
+  m.def(
+      "_embedding_bag",
+      [](const Tensor& weight,
+         const Tensor& indices,
+         const Tensor& offsets,
+         bool scale_grad_by_freq,
+         int64_t mode,
+         const std::optional<Tensor>& per_sample_weights,
+         bool include_last_offset,
+         int64_t padding_idx) {
+        auto [out, offset2bag, bag_size, max_indices] = ops::embedding_bag(
+            weight,
+            indices,
+            offsets,
+            scale_grad_by_freq,
+            mode,
+            per_sample_weights.value_or(Tensor()),
+            include_last_offset,
+            padding_idx);
+        return py::make_tuple(out, offset2bag, bag_size, max_indices);
+      },
+      "weight"_a,
+      "indices"_a,
+      "offsets"_a,
+      "scale_grad_by_freq"_a,
+      "mode"_a,
+      "per_sample_weights"_a,
+      "include_last_offset"_a,
+      "padding_idx"_a);
   m.def(
       "_scaled_dot_product_flash_attention",
       [](const Tensor& query,

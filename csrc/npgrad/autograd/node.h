@@ -36,6 +36,11 @@ struct SavedAttributeVisitor {
   virtual void tensor(const char* name, SavedVariable& v) = 0;
   virtual void tensor_list(const char* name, SavedVariableList& v) = 0;
   virtual void integer(const char* name, int64_t v) = 0;
+  /// An int torch's node shows as an unsigned 64-bit value (embedding_bag's
+  /// padding_idx of -1 reads 2**64 - 1 there); the other visitors see the int.
+  virtual void unsigned_integer(const char* name, int64_t v) {
+    integer(name, v);
+  }
   virtual void real(const char* name, double v) = 0;
   virtual void boolean(const char* name, bool v) = 0;
   virtual void int_list(const char* name, const Shape& v) = 0;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -605,5 +606,71 @@ Tensor adaptive_max_pool2d_backward(
 /// `pad` = (before, after) pairs from the last dim backwards, each added
 /// (negative: cropped) and filled with value (ConstantPadNdBackward0).
 Tensor constant_pad_nd(const Tensor& a, const Shape& pad, double value);
+
+// ---- Upsampling (upsample.cpp) ----
+// torch's upsample_nearest{1,2}d, _upsample_nearest_exact{1,2}d,
+// upsample_linear1d and upsample_bilinear2d over the last one or two dims of
+// an (N, C, ...) tensor: each output element reads input elements at indices
+// (and, for linear modes, with weights) precomputed per axis as torch's CPU
+// kernels compute them. The backward ops are torch's too: a double backward
+// records their nodes (Upsample*BackwardBackward0).
+
+enum class UpsampleMode { Nearest, NearestExact, Linear };
+
+/// The arguments of one upsample op as torch's nodes show them.
+struct UpsampleArgs {
+  UpsampleMode mode = UpsampleMode::Nearest;
+  Shape output_size;                          // one size per spatial dim
+  std::vector<std::optional<double>> scales;  // one per spatial dim
+  bool align_corners = false;                 // linear modes only
+};
+/// torch's compute_output_size: output_size as given, or each spatial size
+/// times its scale factor (floored); the args the node keeps.
+UpsampleArgs upsample_args(
+    const Tensor& input,
+    UpsampleMode mode,
+    const std::optional<Shape>& output_size,
+    const std::optional<std::vector<double>>& scale_factors,
+    bool align_corners);
+/// Upsample{Nearest,NearestExact,Linear,Bilinear}{1D,2D}Backward0.
+Tensor upsample(const Tensor& input, const UpsampleArgs& args);
+/// The gradient of upsample with respect to its input of sizes input_size
+/// (Upsample*BackwardBackward0).
+Tensor upsample_backward(
+    const Tensor& grad, const UpsampleArgs& args, const Shape& input_size);
+
+// ---- embedding_bag (embedding_bag.cpp) ----
+
+/// torch.embedding_bag: (output, offset2bag, bag_size, max_indices), with
+/// torch's checks; mode 0 sum, 1 mean, 2 max; padding_idx -1 for none; an
+/// undefined per_sample_weights for none (EmbeddingBagBackward0).
+std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
+    const Tensor& weight,
+    const Tensor& indices,
+    const Tensor& offsets,
+    bool scale_grad_by_freq,
+    int64_t mode,
+    const Tensor& per_sample_weights,
+    bool include_last_offset,
+    int64_t padding_idx);
+/// What the gradients of embedding_bag read from the forward.
+struct EmbeddingBagSaved {
+  Tensor indices, offsets, bag_size, max_indices;
+  int64_t mode = 0;
+  int64_t padding_idx = -1;
+};
+/// The gradient with respect to weight (EmbeddingBagBackwardBackward0).
+Tensor embedding_bag_backward(
+    const Tensor& grad,
+    const EmbeddingBagSaved& saved,
+    const Tensor& per_sample_weights,
+    int64_t num_weights,
+    ScalarType weight_dtype,
+    bool scale_grad_by_freq);
+/// The gradient with respect to per_sample_weights (mode sum): each
+/// sample's row of weight dotted with its bag's gradient (torch's
+/// NotImplemented node).
+Tensor embedding_bag_per_sample_weights_backward(
+    const Tensor& grad, const Tensor& weight, const EmbeddingBagSaved& saved);
 
 }  // namespace npgrad::ops

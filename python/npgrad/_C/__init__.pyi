@@ -951,6 +951,16 @@ def _native_batch_norm(
 def _add_scalar(input: Tensor, other: _float) -> Tensor: ...
 def _norm(input: Tensor, p: _float, dim: Sequence[_int], keepdim: _bool = False) -> Tensor: ...
 def _embedding(weight: Tensor, indices: Tensor, padding_idx: _int, scale_grad_by_freq: _bool) -> Tensor: ...
+def _embedding_bag(
+    weight: Tensor,
+    indices: Tensor,
+    offsets: Tensor,
+    scale_grad_by_freq: _bool,
+    mode: _int,
+    per_sample_weights: Tensor | None,
+    include_last_offset: _bool,
+    padding_idx: _int,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
 def _scaled_dot_product_flash_attention(
     query: Tensor,
     key: Tensor,

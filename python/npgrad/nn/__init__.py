@@ -35,6 +35,7 @@ from .modules.padding import *  # noqa: F403
 from .modules.pooling import *  # noqa: F403
 from .modules.sparse import *  # noqa: F403
 from .modules.transformer import *  # noqa: F403
+from .modules.upsampling import *  # noqa: F403
 from .parameter import Buffer, Parameter
 
 __all__ = ["Buffer", "Module", "Parameter", "functional", "init", "modules", "utils"]
@@ -52,3 +53,4 @@ __all__ += modules.padding.__all__
 __all__ += modules.pooling.__all__
 __all__ += modules.sparse.__all__
 __all__ += modules.transformer.__all__
+__all__ += modules.upsampling.__all__

@@ -54,6 +54,7 @@ __all__ = [
     "elu_",
     "fold",
     "embedding",
+    "embedding_bag",
     "gelu",
     "group_norm",
     "hardshrink",
@@ -2049,6 +2050,104 @@ def embedding(
     return _C._embedding(weight, input, padding_idx, scale_grad_by_freq)
 
 
+def embedding_bag(
+    input: Tensor,
+    weight: Tensor,
+    offsets: Tensor | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2,
+    scale_grad_by_freq: bool = False,
+    mode: str = "mean",
+    sparse: bool = False,
+    per_sample_weights: Tensor | None = None,
+    include_last_offset: bool = False,
+    padding_idx: int | None = None,
+) -> Tensor:
+    """The sums, means or maxima of bags of ``weight``'s rows (``EmbeddingBagBackward0``):
+    a 2-D ``input`` is one bag per row; a 1-D ``input`` is cut into bags where
+    ``offsets`` start them (``include_last_offset``: the last offset ends the input).
+    ``per_sample_weights`` scales each row (``mode="sum"``); ``padding_idx`` rows are
+    left out (an empty bag gives zeros).
+
+    >>> import npgrad as torch
+    >>> weight = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    >>> torch.nn.functional.embedding_bag(torch.tensor([0, 1, 2]), weight, torch.tensor([0, 2]))
+    tensor([[2., 3.],
+            [5., 6.]])
+    """
+    if weight.dtype == _C.int64 and input.is_floating_point():
+        warnings.warn(
+            "Argument order of nn.functional.embedding_bag was changed. "
+            "Usage `embedding_bag(weight, input, ...)` is deprecated, "
+            "and should now be `embedding_bag(input, weight, ...)`.",
+            stacklevel=2,
+        )
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(
+            f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "
+            f"then it must have the same shape as the input ({input.shape})"
+        )
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError(
+                "if input is 2D, then offsets has to be None, as input is treated is a mini-batch of"
+                f" fixed length sequences. However, found offsets of type {type(offsets)}"
+            )
+        offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        include_last_offset = False
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    modes = {"sum": 0, "mean": 1, "max": 2}
+    if mode not in modes:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    if sparse:
+        raise NotImplementedError("embedding_bag(sparse=True): npgrad has no sparse tensors")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(
+            "embedding_bag: per_sample_weights was not None. "
+            "per_sample_weights is only supported for mode='sum' "
+            f"(got mode='{mode}'). Please open a feature request on GitHub."
+        )
+    num_weights = weight.size(0)
+    if padding_idx is None:
+        padding_idx = -1
+    elif not -num_weights <= padding_idx < num_weights:
+        raise RuntimeError(
+            f"padding_idx must be within the number of embeddings, -{num_weights} through "
+            f"{num_weights - 1}, but got {padding_idx}"
+        )
+    elif padding_idx < 0:
+        padding_idx += num_weights
+    return _C._embedding_bag(
+        weight,
+        input,
+        offsets,
+        scale_grad_by_freq,
+        modes[mode],
+        per_sample_weights,
+        include_last_offset,
+        padding_idx,
+    )[0]
+
+
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (broadcast): each
     divided by its norm, clamped below at ``eps``, then multiplied and summed; torch's
@@ -2668,3 +2767,188 @@ def triplet_margin_loss(
         dist_neg = _C.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     output = (_C._add_scalar(dist_pos, margin) - dist_neg).clamp_min(0)
     return _apply_loss_reduction(output, reduction_enum)
+
+
+# ---- Upsampling (interpolate) ----
+# torch's Python front end of the upsample ops: the argument checks, the output
+# size or scale factors, then the native op of the mode and rank
+# (_C._nn.upsample_nearest1d, ..., UpsampleBilinear2DBackward0). "area" is
+# torch's adaptive average pooling; bicubic, trilinear, lanczos, antialias and
+# 5-D inputs are not implemented in npgrad.
+
+__all__ += ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]  # noqa: PLE0604
+
+_INTERPOLATE_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+def _is_integer(x: Any) -> bool:
+    if isinstance(x, (int, np.integer)) and not isinstance(x, bool):
+        return True
+    return isinstance(x, Tensor) and not x.is_floating_point()
+
+
+def interpolate(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+    recompute_scale_factor: bool | None = None,
+    antialias: bool = False,
+) -> Tensor:
+    """Resamples the spatial dims of an ``(N, C, L)`` or ``(N, C, H, W)`` input to
+    ``size``, or to each size times ``scale_factor`` (floored): ``nearest``
+    (``UpsampleNearest1DBackward0``, ...), ``nearest-exact``, ``linear`` (3-D) and
+    ``bilinear`` (4-D), with ``align_corners`` for the linear modes; ``area`` is
+    ``adaptive_avg_pool``. The given scale factors set the source positions unless
+    ``recompute_scale_factor`` (then they only set the output size), as torch's.
+
+    >>> import npgrad as torch
+    >>> x = torch.tensor([[[1.0, 2.0, 4.0]]])
+    >>> torch.nn.functional.interpolate(x, scale_factor=2)
+    tensor([[[1., 1., 2., 2., 4., 4.]]])
+    >>> torch.nn.functional.interpolate(x, size=5, mode="linear", align_corners=True)
+    tensor([[[1.0000, 1.5000, 2.0000, 3.0000, 4.0000]]])
+    """
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError(
+                "align_corners option can only be set with the "
+                "interpolating modes: linear | bilinear | bicubic | trilinear"
+            )
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    scale_factors: list[float] | None
+    output_size: list[int] | None
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError(
+                    "Input and output must have the same number of spatial dimensions, but got "
+                    f"input with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "output size in (o1, o2, ...,oK) format."
+                )
+            if not all(_is_integer(x) for x in size):
+                raise TypeError(
+                    "expected size to be one of int or Tuple[int] or Tuple[int, int] or "
+                    f"Tuple[int, int, int], but got size with types {[type(x) for x in size]}"
+                )
+            output_size = [int(x) for x in size]
+        else:
+            output_size = [size for _ in range(dim)]
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError(
+                    "Input and scale_factor must have the same number of spatial dimensions, but "
+                    f"got input with spatial dimensions of {list(input.shape[2:])} and "
+                    f"scale_factor of shape {scale_factor}. "
+                    "Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                    "scale_factor in (s1, s2, ...,sK) format."
+                )
+            scale_factors = list(scale_factor)
+        else:
+            scale_factors = [scale_factor for _ in range(dim)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if mode == "area" and output_size is None:
+        recompute_scale_factor = True
+    if recompute_scale_factor:
+        assert scale_factors is not None
+        output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
+        raise ValueError(
+            "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D tensor as input"
+        )
+    nearest = {
+        (3, "nearest"): _nn.upsample_nearest1d,
+        (4, "nearest"): _nn.upsample_nearest2d,
+        (3, "nearest-exact"): _nn._upsample_nearest_exact1d,
+        (4, "nearest-exact"): _nn._upsample_nearest_exact2d,
+    }.get((input.dim(), mode))
+    if nearest is not None:
+        return nearest(input, output_size, scale_factors)
+    if mode == "area" and input.dim() in (3, 4):
+        assert output_size is not None
+        pool = adaptive_avg_pool1d if input.dim() == 3 else adaptive_avg_pool2d
+        return pool(input, output_size)
+    if input.dim() == 3 and mode == "linear":
+        return _nn.upsample_linear1d(input, output_size, align_corners, scale_factors)
+    if input.dim() == 4 and mode == "bilinear" and not antialias:
+        return _nn.upsample_bilinear2d(input, output_size, align_corners, scale_factors)
+    if (input.dim(), mode) in ((4, "bilinear"), (4, "bicubic"), (4, "lanczos"), (5, "trilinear")) or (
+        input.dim() == 5 and mode in ("nearest", "nearest-exact", "area")
+    ):
+        what = f"{mode} with antialias=True" if antialias and mode == "bilinear" else mode
+        raise NotImplementedError(f"interpolate: mode {what} of a {input.dim()}-D input is not implemented in npgrad")
+    needs = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if input.dim() in (3, 4, 5) and mode in needs and needs[mode] != input.dim():
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needs[mode]}D input")
+    raise NotImplementedError(
+        "Input Error: Only 3D, 4D and 5D input Tensors supported"
+        f" (got {input.dim()}D) for the modes: {_INTERPOLATE_MODES}"
+        f" (got {mode})"
+    )
+
+
+def upsample(
+    input: Tensor,
+    size: Any = None,
+    scale_factor: Any = None,
+    mode: str = "nearest",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """``interpolate``, under torch's deprecated name (with its warning).
+
+    >>> import warnings
+    >>> import npgrad as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample(torch.tensor([[[1.0, 2.0]]]), size=4)
+    tensor([[[1., 1., 2., 2.]]])
+    """
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="nearest")``, under torch's deprecated name (with its warning).
+
+    >>> import warnings
+    >>> import npgrad as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample_nearest(torch.tensor([[[[1.0]]]]), size=2)
+    tensor([[[[1., 1.],
+              [1., 1.]]]])
+    """
+    warnings.warn(
+        "`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+    )
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """``interpolate(mode="bilinear", align_corners=True)``, under torch's deprecated
+    name (with its warning).
+
+    >>> import warnings
+    >>> import npgrad as torch
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     torch.nn.functional.upsample_bilinear(torch.tensor([[[[0.0, 2.0]]]]), size=(1, 3))
+    tensor([[[[0., 1., 2.]]]])
+    """
+    warnings.warn(
+        "`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2
+    )
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -23,6 +23,7 @@ from . import (
     pooling,
     sparse,
     transformer,
+    upsampling,
 )
 from .activation import *  # noqa: F403
 from .batchnorm import *  # noqa: F403
@@ -39,6 +40,7 @@ from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
 # `__all__ +=` (not a starred list) is the form type checkers follow.
 __all__ = ["Module"]
@@ -56,3 +58,4 @@ __all__ += loss.__all__
 __all__ += padding.__all__
 __all__ += normalization.__all__
 __all__ += transformer.__all__
+__all__ += upsampling.__all__
