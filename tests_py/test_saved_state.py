@@ -261,6 +261,13 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     ),
     "AddBackward1": lambda lib, a, b, v: lib.nn.functional.rms_norm(a, (3,)),
     "EmbeddingBackward0": lambda lib, a, b, v: lib.nn.functional.embedding(lib.tensor([1, 0, 1]), a, padding_idx=0),
+    "SubBackward1": lambda lib, a, b, v: lib.nn.functional.cosine_embedding_loss(
+        a, b, lib.tensor([1.0, -1.0], dtype=a.dtype), margin=0.1
+    ),
+    "TrilinearBackward0": lambda lib, a, b, v: lib.nn.functional.bilinear(a, b, v.view(1, 3, 1) * v.view(1, 1, 3)),
+    "CdistBackward0": lambda lib, a, b, v: lib.cdist(a, b * v, 3.0),
+    "CdistBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.cdist(a, b * v, 3.0), a),
+    "EuclideanDistBackward0": lambda lib, a, b, v: lib.cdist(a, b * v, compute_mode="use_mm_for_euclid_dist"),
 }
 
 # The op tables' ops get a program from their entry (inputs in (0.5, 2), inside every

@@ -10,6 +10,7 @@
 #include "npgrad/autograd/nodes/clamp_nodes.h"
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
+#include "npgrad/autograd/nodes/distance_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
 #include "npgrad/autograd/nodes/normalization_nodes.h"
@@ -433,6 +434,11 @@ void bind_nodes(py::module_& m) {
   bind_node<NativeBatchNormBackward0>(fm, "NativeBatchNormBackward0");
   bind_node<EmbeddingBackward0>(fm, "EmbeddingBackward0");
   bind_node<AddBackward1>(fm, "AddBackward1");
+  bind_node<SubBackward1>(fm, "SubBackward1");
+  bind_node<TrilinearBackward0>(fm, "TrilinearBackward0");
+  bind_node<CdistBackward0>(fm, "CdistBackward0");
+  bind_node<CdistBackwardBackward0>(fm, "CdistBackwardBackward0");
+  bind_node<EuclideanDistBackward0>(fm, "EuclideanDistBackward0");
   bind_node<ScaledDotProductFlashAttentionForCpuBackward0>(
       fm, "ScaledDotProductFlashAttentionForCpuBackward0");
 }

@@ -1,14 +1,16 @@
-"""The functions torch keeps in ``torch.functional``: ``broadcast_shapes`` and
-``broadcast_tensors`` (exported at the top level, as ``npgrad.broadcast_tensors``)."""
+"""The functions torch keeps in ``torch.functional``: ``broadcast_shapes``,
+``broadcast_tensors`` and ``cdist`` (exported at the top level, as
+``npgrad.broadcast_tensors``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import _C
 from ._C import Tensor
 from ._size import Size
 
-__all__ = ["broadcast_shapes", "broadcast_tensors"]
+__all__ = ["broadcast_shapes", "broadcast_tensors", "cdist"]
 
 
 def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -79,3 +81,33 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
         shape = _infer_size(shape, tuple(t.shape))
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)
+
+
+# torch.cdist's compute_mode strings as the mode of its native op.
+_CDIST_MODES = {
+    "use_mm_for_euclid_dist_if_necessary": None,
+    "use_mm_for_euclid_dist": 1,
+    "donot_use_mm_for_euclid_dist": 2,
+}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``
+    (batch dims broadcast), as torch's: ``CdistBackward0``, or for ``p = 2`` by the
+    matrix-product formula (``EuclideanDistBackward0`` under a ``ViewBackward0``) when
+    ``compute_mode`` asks for it or, by default, when a side has more than 25 rows.
+    ``CdistBackward0``'s gradient is not differentiable again (torch's
+    ``NotImplementedError``); the matrix-product path's is.
+
+    >>> import npgrad
+    >>> npgrad.cdist(npgrad.tensor([[0.0, 0.0]]), npgrad.tensor([[3.0, 4.0], [1.0, 0.0]]))
+    tensor([[5., 1.]])
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for position, (name, value) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+    return _C._cdist(x1, x2, float(p), _CDIST_MODES[compute_mode])
