@@ -4,8 +4,10 @@
 // after, saving what torch's saves.
 #include "npgrad/ops/distance.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
@@ -64,6 +66,27 @@ Shape with_matrix(Shape batch, int64_t rows, int64_t cols) {
   return batch;
 }
 
+// The pairwise differences of cdist's formulas span (batch, rows of x1, rows
+// of x2, columns): they are made for a chunk of x1's rows at a time, so that
+// one chunk holds about kChunkElements of them whatever the sizes.
+constexpr int64_t kChunkElements = int64_t{1} << 22;
+
+// chunk(start, length) for consecutive chunks of x1's n rows, each row
+// costing per_row elements, joined along the result's rows (dim row_dim).
+template <typename Chunk>
+Tensor by_row_chunks(int64_t n, int64_t per_row, int64_t row_dim, Chunk chunk) {
+  int64_t step =
+      std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, per_row));
+  if (step >= n) {
+    return chunk(0, n);
+  }
+  std::vector<Tensor> parts;
+  for (int64_t start = 0; start < n; start += step) {
+    parts.push_back(chunk(start, std::min(step, n - start)));
+  }
+  return cat(parts, row_dim);
+}
+
 // The p-norm distances of x1's rows to x2's rows (torch's cdist kernel),
 // batch dims broadcast: a new tensor of cdist's result shape.
 Tensor cdist_values(const Tensor& x1, const Tensor& x2, double p) {
@@ -105,7 +128,19 @@ Tensor cdist_forward(
     if (x1.numel() == 0 || x2.numel() == 0) {
       out = zeros(out_shape, x1.dtype());
     } else {
-      out = cdist_values(x1, x2, p);
+      int64_t n = x1.size(-2);
+      int64_t per_row = x2.size(-1);
+      for (std::size_t d = 0; d + 2 < out_shape.size(); ++d) {
+        per_row *= out_shape[d];
+      }
+      per_row *= x2.size(-2);
+      out = by_row_chunks(
+          n,
+          per_row,
+          static_cast<int64_t>(out_shape.size()) - 2,
+          [&](int64_t start, int64_t length) {
+            return cdist_values(narrow(x1, x1.dim() - 2, start, length), x2, p);
+          });
     }
   }
   if (auto node = record<autograd::CdistBackward0>(out, {&x1, &x2})) {
@@ -318,7 +353,17 @@ Tensor cdist_backward(
     if (p == 0 || grad.numel() == 0 || x1.numel() == 0 || x2.numel() == 0) {
       out = zeros(x1_shape, x1.dtype());
     } else {
-      out = cdist_backward_values(grad, x1, x2, p, cdist);
+      int64_t n = x1.size(-2);
+      int64_t per_row = x1.size(-1) * (cdist.numel() / n);
+      out = by_row_chunks(
+          n, per_row, cdist.dim() - 2, [&](int64_t start, int64_t length) {
+            return cdist_backward_values(
+                narrow(grad, grad.dim() - 2, start, length),
+                narrow(x1, x1.dim() - 2, start, length),
+                x2,
+                p,
+                narrow(cdist, cdist.dim() - 2, start, length));
+          });
     }
   }
   record<autograd::CdistBackwardBackward0>(out, {&grad, &x1, &x2, &cdist});
