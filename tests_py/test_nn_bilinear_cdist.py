@@ -34,6 +34,7 @@ _TARGET = [1.0, -1.0, 1.0, -1.0]
 CALLS = {
     "bilinear": lambda lib: _F(lib).bilinear(_x(lib, 2, 3), _x(lib, 2, 4), _x(lib, 5, 3, 4), _x(lib, 5)),
     "bilinear_3d_no_bias": lambda lib: _F(lib).bilinear(_x(lib, 2, 2, 3), _x(lib, 2, 2, 4), _x(lib, 5, 3, 4)),
+    "bilinear_empty_batch": lambda lib: _F(lib).bilinear(_x(lib, 0, 3), _x(lib, 0, 4), _x(lib, 5, 3, 4), _x(lib, 5)),
     "bilinear_1d": lambda lib: lib.bilinear(_x(lib, 3), _x(lib, 4), _x(lib, 2, 3, 4), _x(lib, 2)),
     "cdist_small_p2": lambda lib: lib.cdist(_x(lib, 3, 2), _x(lib, 4, 2)),
     "cdist_large_p2": lambda lib: lib.cdist(_x(lib, 26, 2), _x(lib, 3, 2)),

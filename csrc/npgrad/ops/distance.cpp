@@ -55,6 +55,74 @@ Tensor unsqueeze_at(Tensor t, const std::vector<bool>& dims) {
   return t;
 }
 
+// torch's sumproduct_pair: left * right (of one rank, broadcast) summed over
+// the `summed` dims, which the result keeps with size 1, by one bmm of the
+// dims both have (batch) x left's x summed and batch x summed x right's.
+Tensor sumproduct_pair(
+    Tensor left, Tensor right, const std::vector<bool>& summed) {
+  int64_t ndim = left.dim();
+  std::vector<int64_t> lro, lo, ro, sums, ones;
+  int64_t lro_size = 1, lo_size = 1, ro_size = 1, sum_size = 1;
+  Shape out_sizes;
+  for (int64_t i = 0; i < ndim; ++i) {
+    bool sl = left.size(i) > 1;
+    bool sr = right.size(i) > 1;
+    if (summed[static_cast<std::size_t>(i)]) {
+      if (sl && sr) {
+        sums.push_back(i);
+        sum_size *= left.size(i);
+        continue;
+      }
+      if (sl) {
+        left = sum(left, {i}, true);
+      } else if (sr) {
+        right = sum(right, {i}, true);
+      }
+      ones.push_back(i);
+    } else if (sl && sr) {
+      lro.push_back(i);
+      lro_size *= left.size(i);
+    } else if (sl) {
+      lo.push_back(i);
+      lo_size *= left.size(i);
+    } else if (sr) {
+      ro.push_back(i);
+      ro_size *= right.size(i);
+    } else {
+      ones.push_back(i);
+    }
+  }
+  auto joined = [](std::initializer_list<const std::vector<int64_t>*> parts) {
+    std::vector<int64_t> out;
+    for (const auto* part : parts) {
+      out.insert(out.end(), part->begin(), part->end());
+    }
+    return out;
+  };
+  // Each side's dims in bmm order, then the dims of size 1 on that side.
+  std::vector<int64_t> left_order = joined({&lro, &lo, &sums, &ro, &ones});
+  std::vector<int64_t> right_order = joined({&lro, &sums, &ro, &lo, &ones});
+  Tensor l =
+      reshape(permute(left, left_order), Shape{lro_size, lo_size, sum_size});
+  Tensor r =
+      reshape(permute(right, right_order), Shape{lro_size, sum_size, ro_size});
+  Tensor product = bmm(l, r);
+  // Back to the dims' order: (lro, lo, ro, the size-1 and summed dims).
+  std::vector<int64_t> order = joined({&lro, &lo, &ro, &sums, &ones});
+  Shape sizes;
+  for (int64_t d : order) {
+    bool in_left = std::find(lo.begin(), lo.end(), d) != lo.end() ||
+                   std::find(lro.begin(), lro.end(), d) != lro.end();
+    bool in_right = std::find(ro.begin(), ro.end(), d) != ro.end();
+    sizes.push_back(in_left ? left.size(d) : in_right ? right.size(d) : 1);
+  }
+  std::vector<int64_t> inverse(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    inverse[static_cast<std::size_t>(order[i])] = static_cast<int64_t>(i);
+  }
+  return permute(reshape(product, sizes), inverse);
+}
+
 // The batch dims of a cdist operand: all but the last two.
 Shape batch_of(const Tensor& t) {
   return Shape(t.sizes().begin(), t.sizes().end() - 2);
@@ -235,24 +303,35 @@ Tensor trilinear(
   Tensor out;
   {
     AutoGradMode no_grad(false);
-    // The dims i3 lacks are summed from i1 * i2 first, so that the product of
-    // all three never spans them (torch's sumproduct_pair order).
-    std::vector<int64_t> first, all;
-    for (int64_t i = 0; i < total; ++i) {
-      if (summed[static_cast<std::size_t>(i)]) {
-        all.push_back(i);
-        if (e3[static_cast<std::size_t>(i)]) {
-          first.push_back(i);
-        }
+    // torch's order: the summed dims i3 lacks come from i1 and i2 alone, the
+    // others from that product and i3; each pair is one bmm.
+    std::vector<bool> first(summed.size()), second(summed.size());
+    std::vector<int64_t> all;
+    for (std::size_t i = 0; i < summed.size(); ++i) {
+      first[i] = summed[i] && e3[i];
+      second[i] = summed[i] && !e3[i];
+      if (summed[i]) {
+        all.push_back(static_cast<int64_t>(i));
       }
     }
-    Tensor ab = mul(unsqueeze_at(i1, e1), unsqueeze_at(i2, e2));
-    if (!first.empty()) {
-      ab = sum(ab, first, true);
-    }
-    out = mul(ab, unsqueeze_at(i3, e3));
-    if (!all.empty()) {
-      out = sum(out, all, false);
+    Tensor a = unsqueeze_at(i1, e1);
+    Tensor b = unsqueeze_at(i2, e2);
+    Tensor c = unsqueeze_at(i3, e3);
+    Shape shape = infer_size(infer_size(a.sizes(), b.sizes()), c.sizes());
+    if (i1.numel() == 0 || i2.numel() == 0 || i3.numel() == 0) {
+      // Nothing to multiply (a size-0 dim would pass for a broadcast one).
+      out = mul(mul(a, b), c);
+      out = all.empty() ? out : sum(out, all, false);
+    } else {
+      Tensor ab = sumproduct_pair(a, b, first);
+      Tensor abc = sumproduct_pair(ab, c, second);
+      Shape sizes;
+      for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (!summed[i]) {
+          sizes.push_back(shape[i]);
+        }
+      }
+      out = clone(reshape(abc, sizes));
     }
   }
   if (auto node = record<autograd::TrilinearBackward0>(out, {&i1, &i2, &i3})) {
