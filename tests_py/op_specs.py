@@ -1576,6 +1576,83 @@ NN_EXTRA = [
         (R(2, 3),),
         "AddBackward0",
     ),
+    Op(
+        "F_cosine_embedding_loss",
+        lambda lib, a, b: _F(lib).cosine_embedding_loss(a, b, lib.tensor([1.0, -1.0, -1.0], dtype=a.dtype), 0.1),
+        (R(3, 4), R(3, 4)),
+        "MeanBackward0",
+    ),
+    Op(
+        "F_cosine_embedding_loss_1d_sum",
+        lambda lib, a, b: _F(lib).cosine_embedding_loss(a, b, lib.tensor(-1.0, dtype=a.dtype), -0.9, reduction="sum"),
+        (R(4), R(4)),
+        "SumBackward0",
+    ),
+]
+
+# bilinear (torch's composite over _trilinear) and cdist (CdistBackward0, or the
+# matrix-product path of p = 2 under a view). CdistBackward0's formula is not
+# differentiable in torch.
+_TRILINEAR_SAVED = ("_saved_expand1", "_saved_expand2", "_saved_expand3", "_saved_sumdim", "_saved_i1", "_saved_i2")
+_CDIST_SAVED = ("_saved_p", "_saved_x1", "_saved_x2", "_saved_result")
+DISTANCE = [
+    Op(
+        "F_bilinear",
+        lambda lib, a, b, w, c: _F(lib).bilinear(a, b, w, c),
+        (R(2, 3), R(2, 4), R(5, 3, 4), R(5)),
+        "AddBackward0",
+    ),
+    Op(
+        "F_bilinear_batched_no_bias",
+        lambda lib, a, b, w: _F(lib).bilinear(a, b, w),
+        (R(2, 2, 3), R(2, 2, 4), R(2, 3, 4)),
+        "ViewBackward0",
+        ("_saved_self_sym_sizes",),
+    ),
+    Op(
+        "_trilinear",
+        lambda lib, a, w, b: lib._trilinear(a, w, b, [1, 3], [0], [1, 2], [2, 3]),
+        (R(2, 3), R(5, 3, 4), R(2, 4)),
+        "TrilinearBackward0",
+        _TRILINEAR_SAVED,
+    ),
+    Op(
+        "cdist_p3",
+        lambda lib, a, b: lib.cdist(a, b, 3.0),
+        (R(3, 2), R(4, 2)),
+        "CdistBackward0",
+        _CDIST_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "cdist_p1_batched",
+        lambda lib, a, b: lib.cdist(a, b, 1.0),
+        (R(2, 3, 2), R(1, 4, 2)),
+        "CdistBackward0",
+        _CDIST_SAVED,
+        double_backward=False,
+    ),
+    Op(
+        "cdist_inf",
+        lambda lib, a, b: lib.cdist(a, b, float("inf")),
+        (R(3, 2), R(4, 2)),
+        "CdistBackward0",
+        double_backward=False,
+    ),
+    Op(
+        "cdist_p0_5",
+        lambda lib, a, b: lib.cdist(a, b, 0.5),
+        (R(3, 2), R(4, 2)),
+        "CdistBackward0",
+        double_backward=False,
+    ),
+    Op(
+        "cdist_p2_mm",
+        lambda lib, a, b: lib.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+        (R(2, 3, 2), R(1, 4, 2)),
+        "ViewBackward0",
+        ("_saved_self_sym_sizes",),
+    ),
 ]
 
 # ---- Upsampling (F.interpolate) and embedding_bag ----
@@ -1737,5 +1814,6 @@ ALL = (
     + NN_EXTRA
     + UPSAMPLE
     + EMBEDDING_BAG
+    + DISTANCE
 )
 # fmt: on

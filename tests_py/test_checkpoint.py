@@ -424,6 +424,76 @@ def test_recomputation_saving_more_tensors_with_early_stop_is_not_checked(ng, cp
     assert_close(x.grad, x.detach().cos())
 
 
+# debug=True: torch's message layout; npgrad logs backward nodes where torch logs
+# ATen operators, so only the headings and this file's frames are compared.
+_DEBUG_HEADINGS = re.compile(r"^(\+[~-]+\+|\|.*\||Operations executed during .*| ERROR: .*|.*<--- You are here)$")
+
+
+def _debug_error(ng, cp, debug, enabled=None):
+    x = leaf(ng)
+    f = changing(lambda a: a.exp().sin(), lambda a: a.sin())
+    with cp.set_checkpoint_debug_enabled(enabled):
+        y = cp.checkpoint(f, x, use_reentrant=False, debug=debug)
+        with pytest.raises(cp.CheckpointError) as e:
+            y.sum().backward()
+    return str(e.value)
+
+
+def test_debug_enabled_globally_reports_both_runs_in_torchs_layout(ng, cp):
+    # torch's own message captures C++ stacks too: slow, so torch runs this once.
+    message = _debug_error(ng, cp, False, True)
+    assert message.startswith(
+        " An error happened while unpacking tensors; dumping logs of latest computation\n"
+        "because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`."
+    )
+    frame = "+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+"
+    rule = "+------------------------------------------------------------------------------+"
+    assert [line for line in message.splitlines() if _DEBUG_HEADINGS.match(line)] == [
+        frame,
+        "|        1. Stack traces of the operators that ran in the original forward     |",
+        rule,
+        frame,
+        "|        2. Stack traces of the operators that ran during recomputation        |",
+        rule,
+        frame,
+        "|       3. Log of operators in the original forward and recomputation          |",
+        rule,
+        "Operations executed during the original forward:",
+        "Operations executed during recomputation:",
+        rule,
+        " ERROR: Detected non-determinism while running activation checkpointing",
+        " 4. Error message                                             <--- You are here",
+    ]
+    assert message.rstrip().endswith("-" * 80)
+    # Each run's entries are numbered and traced back to the function's lines here.
+    assert re.search(r"   \(1 of \d+ in original\)\n", message)
+    assert re.search(r"   \(1 of \d+ in recompute\)\n", message)
+    assert re.search(r"test_checkpoint\.py:\d+:<lambda>\n", message)
+
+
+def test_debug_logs_the_nodes_of_each_run(ng, cp):
+    if ng.__name__ != "npgrad":
+        pytest.skip("torch logs ATen operators (and captures C++ stacks: slow)")
+    message = _debug_error(ng, cp, True)
+    forward = message.split("Operations executed during the original forward:\n\n")[1].split("\n\n")[0]
+    recompute = message.split("Operations executed during recomputation:\n\n")[1].split("\n\n")[0]
+    assert forward.splitlines() == ["ExpBackward0", "SinBackward0"]
+    assert recompute.splitlines() == ["SinBackward0"]
+    assert "ExpBackward0   (1 of 2 in original)\n\n" in message
+
+
+def test_debug_disabled_globally_gives_the_short_error(ng, cp):
+    message = _debug_error(ng, cp, True, False)
+    assert message.startswith("torch.utils.checkpoint: A different number of tensors was saved")
+
+
+def test_debug_with_a_deterministic_function_gives_the_plain_gradients(ng, cp):
+    x = leaf(ng)
+    y = cp.checkpoint(lambda a: a.exp().sin(), x, use_reentrant=False, debug=True)
+    y.sum().backward()
+    assert_close(x.grad, (x.detach().exp().cos() * x.detach().exp()))
+
+
 @pytest.mark.parametrize("check", ["default", "none"])
 def test_recomputation_with_other_metadata(ng, cp, check):
     x = leaf(ng)

@@ -272,6 +272,13 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "EmbeddingBagBackwardBackward0": lambda lib, a, b, v: _grad(
         lib, lib.nn.functional.embedding_bag(lib.tensor([[1, 0]]), a, mode="max"), a
     ),
+    "SubBackward1": lambda lib, a, b, v: lib.nn.functional.cosine_embedding_loss(
+        a, b, lib.tensor([1.0, -1.0], dtype=a.dtype), margin=0.1
+    ),
+    "TrilinearBackward0": lambda lib, a, b, v: lib.nn.functional.bilinear(a, b, v.view(1, 3, 1) * v.view(1, 1, 3)),
+    "CdistBackward0": lambda lib, a, b, v: lib.cdist(a, b * v, 3.0),
+    "CdistBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.cdist(a, b * v, 3.0), a),
+    "EuclideanDistBackward0": lambda lib, a, b, v: lib.cdist(a, b * v, compute_mode="use_mm_for_euclid_dist"),
 }
 
 # Upsampling: (1, 2, 3) and (1, 1, 2, 3) inputs; each op's double backward node

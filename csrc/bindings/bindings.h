@@ -144,6 +144,8 @@ void bind_tensor_subclass(py::module_& m);
 void bind_conv(py::module_& m);
 /// The normalizations and embedding (normalization.cpp).
 void bind_normalization(py::module_& m);
+/// torch.bilinear's _trilinear and torch.cdist's op (distance.cpp).
+void bind_distance(py::module_& m);
 
 /// The Python dtype object (npgrad.float32 ...) for a ScalarType.
 py::object dtype_object(ScalarType t);

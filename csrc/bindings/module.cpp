@@ -35,6 +35,7 @@ PYBIND11_MODULE(_C, m) {
   bind_gc(m);
   bind_conv(m);
   bind_normalization(m);
+  bind_distance(m);
   bind_docstrings(m);
   install_argument_errors(m);
 }

@@ -11,6 +11,7 @@
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/embedding_bag_nodes.h"
+#include "npgrad/autograd/nodes/distance_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/autograd/nodes/linalg_nodes.h"
 #include "npgrad/autograd/nodes/normalization_nodes.h"
@@ -454,6 +455,11 @@ void bind_nodes(py::module_& m) {
   bind_node<EmbeddingBagBackward0>(fm, "EmbeddingBagBackward0");
   bind_node<EmbeddingBagBackwardBackward0>(fm, "EmbeddingBagBackwardBackward0");
   bind_node<AddBackward1>(fm, "AddBackward1");
+  bind_node<SubBackward1>(fm, "SubBackward1");
+  bind_node<TrilinearBackward0>(fm, "TrilinearBackward0");
+  bind_node<CdistBackward0>(fm, "CdistBackward0");
+  bind_node<CdistBackwardBackward0>(fm, "CdistBackwardBackward0");
+  bind_node<EuclideanDistBackward0>(fm, "EuclideanDistBackward0");
   bind_node<ScaledDotProductFlashAttentionForCpuBackward0>(
       fm, "ScaledDotProductFlashAttentionForCpuBackward0");
 }

@@ -89,6 +89,7 @@ void bind_normalization(py::module_& m) {
       "momentum"_a,
       "eps"_a);
   m.def("_add_scalar", &ops::add_scalar, "input"_a, "other"_a);
+  m.def("_sub_scalar", &ops::sub_scalar, "input"_a, "other"_a);
   m.def(
       "_embedding",
       &ops::embedding,

@@ -345,6 +345,12 @@ from ._C import convolution  # noqa: E402
 from .nn.functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: E402
 
 __all__ += ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "convolution"]
+# torch.bilinear (torch.nn.functional.bilinear is the same function), and the
+# private op it is made of, as torch._trilinear.
+from ._C import _trilinear  # noqa: E402, F401
+from .nn.functional import bilinear  # noqa: E402
+
+__all__ += ["bilinear"]
 # npgrad.utils.data (as torch.utils.data, there after `import torch`), and
 # save/load.
 from . import serialization  # noqa: E402, F401
@@ -352,11 +358,11 @@ from .serialization import load, save  # noqa: E402
 from .utils import data as _utils_data  # noqa: E402, F401
 
 __all__ += ["load", "save"]
-# torch.functional's broadcasting helpers, at the top level as in torch.
+# torch.functional's broadcasting helpers and cdist, at the top level as in torch.
 from . import functional  # noqa: E402, F401
-from .functional import broadcast_shapes, broadcast_tensors, einsum  # noqa: E402
+from .functional import broadcast_shapes, broadcast_tensors, cdist, einsum  # noqa: E402
 
-__all__ += ["broadcast_shapes", "broadcast_tensors", "einsum"]
+__all__ += ["broadcast_shapes", "broadcast_tensors", "cdist", "einsum"]
 # npgrad.optim, as torch.optim.
 from . import optim  # noqa: E402,F401
 

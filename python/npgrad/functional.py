@@ -1,5 +1,5 @@
 """The functions torch keeps in ``torch.functional``: ``broadcast_shapes``,
-``broadcast_tensors`` and ``einsum`` (exported at the top level, as
+``broadcast_tensors``, ``cdist`` and ``einsum`` (exported at the top level, as
 ``npgrad.broadcast_tensors``)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from . import _C
 from ._C import Tensor
 from ._size import Size
 
-__all__ = ["broadcast_shapes", "broadcast_tensors", "einsum"]
+__all__ = ["broadcast_shapes", "broadcast_tensors", "cdist", "einsum"]
 
 
 def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -134,3 +134,31 @@ def einsum(*args: Any) -> Tensor:
         # The old form: the operands as one list.
         return einsum(equation, *operands[0])
     return _C.einsum(equation, operands)
+# torch.cdist's compute_mode strings as the mode of its native op.
+_CDIST_MODES = {
+    "use_mm_for_euclid_dist_if_necessary": None,
+    "use_mm_for_euclid_dist": 1,
+    "donot_use_mm_for_euclid_dist": 2,
+}
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``
+    (batch dims broadcast), as torch's: ``CdistBackward0``, or for ``p = 2`` by the
+    matrix-product formula (``EuclideanDistBackward0`` under a ``ViewBackward0``) when
+    ``compute_mode`` asks for it or, by default, when a side has more than 25 rows.
+    ``CdistBackward0``'s gradient is not differentiable again (torch's
+    ``NotImplementedError``); the matrix-product path's is.
+
+    >>> import npgrad
+    >>> npgrad.cdist(npgrad.tensor([[0.0, 0.0]]), npgrad.tensor([[3.0, 4.0], [1.0, 0.0]]))
+    tensor([[5., 1.]])
+    """
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for position, (name, value) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"cdist(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+    return _C._cdist(x1, x2, float(p), _CDIST_MODES[compute_mode])

@@ -342,6 +342,16 @@ Tensor add_scalar(const Tensor& self, double other) {
   return out;
 }
 
+Tensor sub_scalar(const Tensor& self, double other) {
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    out = sub(self, wrapped_scalar(other, ScalarType::Float64));
+  }
+  record<SubBackward1>(out, {&self});
+  return out;
+}
+
 Tensor embedding(
     const Tensor& weight,
     const Tensor& indices,

@@ -43,6 +43,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
 
 /// self + other for a Scalar other (AddBackward1): the dtype of self.
 Tensor add_scalar(const Tensor& self, double other);
+/// self - other for a Scalar other (SubBackward1), as torch's C++ composites
+/// call it (cosine_embedding_loss's margin): the dtype of self.
+Tensor sub_scalar(const Tensor& self, double other);
 
 Tensor embedding(
     const Tensor& weight,

@@ -1573,6 +1573,61 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     return output
 
 
+__all__ += ["bilinear"]
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., k] = input1[..., :] @ weight[k] @ input2[..., :] + bias[k]``: torch's
+    composite, which flattens the leading dims of both inputs (``ViewBackward0``),
+    takes one ``_trilinear`` of them and ``weight`` (``TrilinearBackward0``), shapes the
+    result back (``ViewBackward0``) and adds the bias (``AddBackward0``).
+
+    >>> import npgrad as torch
+    >>> w = torch.tensor([[[1.0, 0.0], [0.0, 2.0]]])
+    >>> torch.nn.functional.bilinear(torch.tensor([[1.0, 1.0]]), torch.tensor([[3.0, 1.0]]), w)
+    tensor([[5.]])
+    """
+    named = (("input1", input1), ("input2", input2), ("weight", weight), ("bias", bias))
+    for position, (name, value) in enumerate(named, 1):
+        if not isinstance(value, Tensor) and (value is not None or name != "bias"):
+            raise TypeError(
+                f"bilinear(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+    given = [(name, value) for name, value in named if value is not None]
+    if len({value.dtype for _, value in given}) > 1:
+        names = ", ".join(
+            f"{name}: {_TORCH_SCALAR_NAMES.get(str(value.dtype), str(value.dtype))}" for name, value in given
+        )
+        raise RuntimeError(f"All tensors must have the same dtype, got {names}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.size(i) != input2.size(i):
+            raise RuntimeError(
+                f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.size(i)} and {input2.size(i)}"
+            )
+    if input1.dim() == 0:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if input1.size(-1) != weight.size(1):
+        raise RuntimeError(
+            f"bilinear(): input1 size does not match weight size: got {input1.size(-1)} but expected {weight.size(1)}"
+        )
+    if input2.size(-1) != weight.size(2):
+        raise RuntimeError(
+            f"bilinear(): input2 size does not match weight size: got {input2.size(-1)} but expected {weight.size(2)}"
+        )
+    if bias is not None and bias.size(0) != weight.size(0):
+        raise RuntimeError(
+            f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected {weight.size(0)}"
+        )
+    output_size = (*input1.shape[:-1], weight.size(0))
+    flat1 = input1.reshape(-1, input1.size(-1))
+    flat2 = input2.reshape(-1, input2.size(-1))
+    # The dims of the product: (row, out, in1, in2); in1 and in2 are summed.
+    output = _C._trilinear(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3]).reshape(output_size)
+    return output if bias is None else output + bias
+
+
 # ---- Convolutions and sliding windows ----
 # conv1d, conv2d and the transposed forms call npgrad.convolution (one
 # ConvolutionBackward0 node), with torch's unbatched inputs (an unsqueeze and a
@@ -2236,7 +2291,12 @@ def scaled_dot_product_attention(
 
 
 # torch's C++ scalar type names in its sdpa messages.
-_TORCH_SCALAR_NAMES = {"torch.float32": "float", "torch.float64": "double", "torch.int64": "long int"}
+_TORCH_SCALAR_NAMES = {
+    "torch.float16": "c10::Half",
+    "torch.float32": "float",
+    "torch.float64": "double",
+    "torch.int64": "long int",
+}
 
 
 # ---- multi-head attention ----
@@ -2629,13 +2689,12 @@ def _sdpa_math(
 # Each records the graph torch's ATen composite records: normalize is norm,
 # clamp_min, expand and div; the losses are where/clamp_min_ over pointwise ops,
 # then the reduction (MeanBackward0 or SumBackward0). A number ATen adds as a
-# Scalar is added with _C._add_scalar (AddBackward1, as torch records it).
-# (cosine_embedding_loss needs ATen's sub(Tensor, Scalar), SubBackward1, which
-# npgrad does not record yet.)
+# Scalar is added with _C._add_scalar (AddBackward1, as torch records it), and
+# one it subtracts with _C._sub_scalar (SubBackward1).
 
 from .._creation import zeros_like as _zeros_like  # noqa: E402
 
-__all__ += ["hinge_embedding_loss", "margin_ranking_loss", "normalize"]
+__all__ += ["cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "normalize"]
 
 
 def _apply_loss_reduction(loss: Tensor, reduction: int) -> Tensor:
@@ -2713,6 +2772,56 @@ def hinge_embedding_loss(
     zeros = _zeros_like(input)
     margin_clamp = (_number(margin, input) - input).clamp_min_(0)
     output = _C.where(target != 1, margin_clamp, zeros) + _C.where(target != -1, input, zeros)
+    return _apply_loss_reduction(output, reduction_enum)
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``1 - cos(input1, input2)`` where ``target == 1`` and ``max(0, cos - margin)``
+    where ``target == -1`` (0 where it is neither), the cosine along the last dim, then
+    the reduction: torch's composite (the cosine from sums of products with
+    ``AddBackward1`` for its epsilon, ``SubBackward1`` for the margin,
+    ``WhereBackward0`` for the two cases).
+
+    >>> import npgrad as torch
+    >>> a = torch.tensor([[1.0, 0.0], [1.0, 0.0]])
+    >>> b = torch.tensor([[0.0, 1.0], [1.0, 1.0]])
+    >>> torch.nn.functional.cosine_embedding_loss(a, b, torch.tensor([1.0, -1.0]), reduction="none")
+    tensor([1.0000, 0.7071])
+    """
+    for position, (name, value) in enumerate((("input1", input1), ("input2", input2), ("target", target)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"cosine_embedding_loss(): argument '{name}' (position {position}) must be Tensor, "
+                f"not {type(value).__name__}"
+            )
+    reduction_enum = _reduction(size_average, reduce, reduction)
+    targ_dim = target.dim()
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.dim() != targ_dim + 1 or input2.dim() != targ_dim + 1:
+        raise RuntimeError(
+            f"{targ_dim}D target tensor expects {targ_dim + 1}D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}."
+        )
+    eps = 1e-12  # ATen's EPSILON
+    prod_sum = (input1 * input2).sum(targ_dim)
+    mag_square1 = _C._add_scalar((input1 * input1).sum(targ_dim), eps)
+    mag_square2 = _C._add_scalar((input2 * input2).sum(targ_dim), eps)
+    denom = (mag_square1 * mag_square2).sqrt_()
+    cos = prod_sum / denom
+    zeros = _zeros_like(cos)
+    # ATen's `1 - cos` fills a new tensor with 1 and subtracts in place.
+    pos = ones_like(cos).sub_(cos)
+    neg = _C._sub_scalar(cos, margin).clamp_min_(0)
+    output = _C.where(target == 1, pos, zeros) + _C.where(target == -1, neg, zeros)
     return _apply_loss_reduction(output, reduction_enum)
 
 

@@ -19,9 +19,21 @@ Two implementations, as in torch:
   nested backward through it; refused inside ``autograd.grad`` and
   ``backward(inputs=...)``.
 
-Not available: ``debug=True`` (torch prints the operators of both runs,
-which needs its dispatcher-level logging mode), and the device, autocast and
-selective-checkpointing helpers (npgrad has only the CPU and no dispatcher).
+``debug=True`` (or ``set_checkpoint_debug_enabled(True)``): when the
+recomputation does not match the forward, the ``CheckpointError`` is torch's
+debug message, with the runs' logs in its layout (1. stack traces of the
+original forward, 2. of the recomputation, 3. the two logs, 4. the error).
+npgrad has no dispatcher, so where torch logs each ATen operator
+(``$1: f32[2] = torch._ops.aten.sin.default($0)``) with its Python and C++
+stack, npgrad logs each backward node the run created (``SinBackward0``), in
+creation order, with the Python stack where it was created (anomaly mode's
+``metadata["traceback_"]``, innermost frame first, as torch prints them). The
+nodes are those reachable from the tensors the run saved and from its outputs:
+an op that records no node (a ``detach``, a no-grad op) or whose node nothing
+saved or returned does not appear.
+
+Not available: the device, autocast and selective-checkpointing helpers
+(npgrad has only the CPU and no dispatcher).
 
 >>> import npgrad as torch
 >>> from npgrad.utils.checkpoint import checkpoint
@@ -36,6 +48,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import threading
 import warnings
 import weakref
@@ -74,8 +87,9 @@ def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
     """Overrides the ``debug`` argument of every ``checkpoint`` call in its
     scope (``None``: each call's own value).
 
-    npgrad has no debug mode: ``True`` makes non-reentrant checkpoints raise
-    ``NotImplementedError`` (see the module docstring).
+    With ``True``, a non-reentrant checkpoint whose recomputation does not match
+    its forward raises the ``CheckpointError`` with both runs' logs (see the
+    module docstring).
 
     >>> import npgrad as torch
     >>> from npgrad.utils import checkpoint as cp
@@ -388,6 +402,7 @@ class _CheckpointFrame:
         self.x_metadatas: list[Any] = []
         self.forward_completed = False
         self.ignore_saved_mismatch = False
+        self.debug_logs: _DebugLogs | None = None
 
     def check_recomputed_tensors_match(self, gid: Hashable) -> None:
         if self.ignore_saved_mismatch:
@@ -429,13 +444,160 @@ class _StopRecomputationError(Exception):
     pass
 
 
+_checkpoint_error_template = """ \
+An error happened while unpacking tensors; dumping logs of latest computation
+because you passed `debug=True` to `torch.utils.checkpoint.checkpoint()`.
+Scroll all the way down for guidance on how to navigate these logs.
+
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        1. Stack traces of the operators that ran in the original forward     |
++------------------------------------------------------------------------------+
+
+{forward_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|        2. Stack traces of the operators that ran during recomputation        |
++------------------------------------------------------------------------------+
+
+{recompute_traces}
++~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~+
+|       3. Log of operators in the original forward and recomputation          |
++------------------------------------------------------------------------------+
+(Scroll up to correlate stack traces with each operation listed below. This
+ helps identify their source in the code.)
+
+IMPORTANT: Differences in "detach" calls between the original forward and the
+           recomputation are expected. They are introduced by the checkpointing
+           mechanism and can be ignored.
+
+Operations executed during the original forward:
+
+{forward_ops}
+
+Operations executed during recomputation:
+
+{recompute_ops}
+
++------------------------------------------------------------------------------+
+ ERROR: Detected non-determinism while running activation checkpointing
+
+ You are seeing this error because you passed `debug=True` to checkpoint and
+ tensors to be saved during the original forward and differ between those saved
+ during recomputation. This can happen if different operators were ran in the
+ original forward and in the recomputation.
+
+ To identify where the mismatch may be coming from, you can do the following:
+
+ 1) Compare the operators ran during original forward and recomputation to
+    see where they differ. These operators are printed above in the order they
+    were executed.
+
+ 2) Review the stack trace for each operator to locate its invocation source.
+    Each operator's stack trace is printed in their execution order.
+
+ Note that the logs can be quite long. Here's how they are structured:
+ (Tip: you can Ctrl-f for these headers)
+
+ 1. Stack traces of the operators that ran in the original forward
+ 2. Stack traces of the operators that ran during recomputation
+ 3. Log of operators in the original forward and recomputation
+ 4. Error message                                             <--- You are here
+--------------------------------------------------------------------------------
+"""
+
+_STACK_ENTRY = re.compile(r'File "(?P<file>.*)", line (?P<line>\d+), in (?P<name>.*)')
+
+
+class _RunLog:
+    """The backward nodes one run (the forward or a recomputation) created, for
+    ``debug=True``: those reachable from the tensors it saved and from its
+    outputs whose sequence number is not below the run's first, in creation
+    order, each with the stack anomaly mode stored when it was created."""
+
+    def __init__(self) -> None:
+        self.first_sequence_nr = 0
+        self.roots: list[Any] = []
+        self._prev_anomaly = (False, True)
+
+    # Reusable (a recomputation per graph task), unlike a generator's context.
+    def __enter__(self) -> None:
+        with enable_grad():
+            # A throwaway node: its number is the last one before the run's.
+            self.first_sequence_nr = (empty((0,), requires_grad=True) * 1).grad_fn._sequence_nr() + 1
+        self.roots = []
+        self._prev_anomaly = (_C.is_anomaly_enabled(), _C.is_anomaly_check_nan_enabled())
+        _C.set_anomaly_enabled(True, False)
+
+    def __exit__(self, *args: object) -> None:
+        _C.set_anomaly_enabled(*self._prev_anomaly)
+
+    def add(self, value: Any) -> None:
+        """Records the node of a tensor (or of each tensor of a tuple, list or dict)."""
+        if isinstance(value, (tuple, list)):
+            for v in value:
+                self.add(v)
+        elif isinstance(value, dict):
+            self.add(list(value.values()))
+        elif isinstance(value, _C.Tensor) and value.grad_fn is not None:
+            self.roots.append(value.grad_fn)
+
+    def nodes(self) -> list[Any]:
+        found: dict[int, Any] = {}
+        stack = list(self.roots)
+        while stack:
+            node = stack.pop()
+            # A leaf's AccumulateGrad is not the run's (torch numbers it last).
+            if node is None or hasattr(node, "variable") or node._sequence_nr() < self.first_sequence_nr:
+                continue
+            if node._sequence_nr() in found:
+                continue
+            found[node._sequence_nr()] = node
+            stack.extend(child for child, _ in node.next_functions)
+        return [found[nr] for nr in sorted(found)]
+
+    def traces(self, label: str) -> str:
+        nodes = self.nodes()
+        out = ""
+        for i, node in enumerate(nodes):
+            out += f"{node.name()}   ({i + 1} of {len(nodes)} in {label})\n\n"
+            for entry in reversed(node.metadata.get("traceback_", [])):
+                m = _STACK_ENTRY.search(entry)
+                if m is not None:
+                    out += f"{m['file']}:{m['line']}:{m['name']}\n"
+            out += "\n\n"
+        return out
+
+    def ops(self) -> str:
+        return "\n".join(node.name() for node in self.nodes())
+
+
+class _DebugLogs:
+    """The logs of the forward and of the latest recomputation, and the error
+    that reports them (torch's _get_debug_context_and_cb)."""
+
+    def __init__(self) -> None:
+        self.forward = _RunLog()
+        self.recompute = _RunLog()
+
+    def unpack_error_cb(self, e: CheckpointError) -> NoReturn:
+        raise CheckpointError(
+            _checkpoint_error_template.format(
+                forward_traces=self.forward.traces("original"),
+                recompute_traces=self.recompute.traces("recompute"),
+                forward_ops=self.forward.ops(),
+                recompute_ops=self.recompute.ops(),
+            )
+        ) from e
+
+
 class _recomputation_hook(saved_tensors_hooks):
     def __init__(self, target_frame_ref: weakref.ref[_CheckpointFrame], gid: Hashable) -> None:
         def pack_hook(x: Any) -> Any:
-            x = x.detach() if x.requires_grad else x
             frame = target_frame_ref()
             if frame is None:
                 _internal_error()
+            if frame.debug_logs is not None:
+                frame.debug_logs.recompute.add(x)
+            x = x.detach() if x.requires_grad else x
             recomp_idx = frame.recomp_counter[gid]
             frame.recomp_counter[gid] += 1
             if recomp_idx >= len(frame.weak_holders):
@@ -477,6 +639,8 @@ class _checkpoint_hook(saved_tensors_hooks):
         def pack_hook(x: Any) -> _Holder:
             holder = _Holder()
             frame.weak_holders.append(weakref.ref(holder))
+            if frame.debug_logs is not None:
+                frame.debug_logs.forward.add(x)
             with no_grad():
                 frame.x_metadatas.append(frame.metadata_fn(x))
             return holder
@@ -516,7 +680,18 @@ class _checkpoint_hook(saved_tensors_hooks):
             holder.handles[gid] = None
             return ret
 
-        super().__init__(pack_hook, unpack_hook)
+        debug_logs = frame.debug_logs
+        if debug_logs is not None:
+
+            def unpack_hook_with_error_cb(holder: _Holder) -> Any:
+                try:
+                    return unpack_hook(holder)
+                except CheckpointError as e:
+                    debug_logs.unpack_error_cb(e)
+
+            super().__init__(pack_hook, unpack_hook_with_error_cb)
+        else:
+            super().__init__(pack_hook, unpack_hook)
 
 
 _SUPPRESSED_EXCEPTION_MSG = (
@@ -537,14 +712,15 @@ def _checkpoint_without_reentrant(
     early_stop: bool,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-) -> Iterator[None]:
-    """The scope in which the checkpointed forward runs (see the Note)."""
+) -> Iterator[_RunLog | None]:
+    """The scope in which the checkpointed forward runs (see the Note); it gives
+    the forward's log with ``debug`` (for the outputs), else None."""
+    debug_logs = None
     if _checkpoint_debug_enabled if _checkpoint_debug_enabled is not None else debug:
         if context_fn is not noop_context_fn:
             raise ValueError("debug=True is incompatible with non-default context_fn")
-        raise NotImplementedError(
-            "npgrad.utils.checkpoint: debug=True is not supported (npgrad has no operator logging mode)"
-        )
+        debug_logs = _DebugLogs()
+        context_fn = lambda: (debug_logs.forward, debug_logs.recompute)  # noqa: E731
     if determinism_check not in _allowed_determinism_checks_to_fns:
         raise ValueError(
             f"determinism_check should be one of {list(_allowed_determinism_checks_to_fns.keys())}, "
@@ -559,22 +735,25 @@ def _checkpoint_without_reentrant(
             if fwd_cpu_state is not None:
                 set_rng_state(fwd_cpu_state)
             with recompute_context:
-                fn(*inputs, **kwargs)
+                outputs = fn(*inputs, **kwargs)
+            if debug_logs is not None:
+                debug_logs.recompute.add(outputs)
 
     frame = _CheckpointFrame(
         recompute_fn,
         _enable_checkpoint_early_stop if _enable_checkpoint_early_stop is not None else early_stop,
         metadata_fn,
     )
+    frame.debug_logs = debug_logs
     if not _C.is_grad_enabled():
-        yield
+        yield None
         return
     dummy = empty((0,), requires_grad=True)
     frame.input_saver = _NoopSaveInputs.apply(dummy, *args)
     suppressed = False
     with _checkpoint_hook(frame), forward_context:
         try:
-            yield
+            yield None if debug_logs is None else debug_logs.forward
         except BaseException:
             suppressed = True
             raise
@@ -658,8 +837,8 @@ def checkpoint(
     arguments for ``function``, ``context_fn`` (two context managers: around
     the forward and around the recomputation), ``determinism_check``
     (``"default"``: shape, dtype and device of each recomputed tensor;
-    ``"none"``) and ``early_stop`` need ``use_reentrant=False``. ``debug=True``
-    is not supported (``NotImplementedError``).
+    ``"none"``), ``early_stop`` and ``debug`` (a mismatch of the recomputation
+    reports both runs' logs) need ``use_reentrant=False``.
 
     >>> import npgrad as torch
     >>> from npgrad.utils.checkpoint import checkpoint
@@ -685,8 +864,11 @@ def checkpoint(
         return CheckpointFunction.apply(function, preserve, *args)
     with _checkpoint_without_reentrant(
         function, preserve, context_fn, determinism_check, debug, early_stop, args, kwargs
-    ):
-        return function(*args, **kwargs)
+    ) as forward_log:
+        ret = function(*args, **kwargs)
+        if forward_log is not None:
+            forward_log.add(ret)
+        return ret
 
 
 def checkpoint_sequential(

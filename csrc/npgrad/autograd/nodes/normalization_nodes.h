@@ -145,4 +145,14 @@ struct AddBackward1 final : FormulaNode {
   }
 };
 
+/// sub(Tensor, Scalar) as torch's C++ composites call it
+/// (cosine_embedding_loss's margin): the gradient passes to self; nothing is
+/// saved.
+struct SubBackward1 final : FormulaNode {
+  NPGRAD_NODE_NAME(SubBackward1)
+  void compute(const variable_list& g, variable_list& out) override {
+    out[0] = g[0];
+  }
+};
+
 }  // namespace npgrad::autograd

@@ -18,6 +18,7 @@ from .module import Module
 __all__ = [
     "BCELoss",
     "BCEWithLogitsLoss",
+    "CosineEmbeddingLoss",
     "CrossEntropyLoss",
     "GaussianNLLLoss",
     "HuberLoss",
@@ -331,3 +332,25 @@ class CrossEntropyLoss(_WeightedLoss):
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,
         )
+
+
+class CosineEmbeddingLoss(_Loss):
+    """``1 - cos(x1, x2)`` for a target of 1, ``max(0, cos(x1, x2) - margin)`` for
+    -1 (``F.cosine_embedding_loss``).
+
+    >>> import npgrad as torch
+    >>> torch.nn.CosineEmbeddingLoss()(torch.tensor([[1.0, 0.0]]), torch.tensor([[0.0, 1.0]]), torch.tensor([1.0]))
+    tensor(1.)
+    """
+
+    __constants__ = ["margin", "reduction"]
+    margin: float
+
+    def __init__(
+        self, margin: float = 0.0, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean"
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
