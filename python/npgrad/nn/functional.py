@@ -1576,6 +1576,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 __all__ += ["bilinear"]
 
 
+def _flatten_rows(t: Tensor) -> Tensor:
+    # torch's reshape(-1, t.size(-1)): a view (ViewBackward0) when viewable, which
+    # an empty tensor always is.
+    if t.numel() == 0 or t.is_contiguous():
+        return t.view(-1, t.size(-1))
+    return t.reshape(-1, t.size(-1))
+
+
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``y[..., k] = input1[..., :] @ weight[k] @ input2[..., :] + bias[k]``: torch's
     composite, which flattens the leading dims of both inputs (``ViewBackward0``),
@@ -1621,10 +1629,9 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
             f"bilinear(): bias size does not match weight size: got {bias.size(0)} but expected {weight.size(0)}"
         )
     output_size = (*input1.shape[:-1], weight.size(0))
-    flat1 = input1.reshape(-1, input1.size(-1))
-    flat2 = input2.reshape(-1, input2.size(-1))
+    flat1, flat2 = _flatten_rows(input1), _flatten_rows(input2)
     # The dims of the product: (row, out, in1, in2); in1 and in2 are summed.
-    output = _C._trilinear(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3]).reshape(output_size)
+    output = _C._trilinear(flat1, weight, flat2, [1, 3], [0], [1, 2], [2, 3]).view(output_size)
     return output if bias is None else output + bias
 
 
