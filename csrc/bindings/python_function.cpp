@@ -254,6 +254,18 @@ void PyNode::release_variables() {
   base.has_freed_buffers = true;
 }
 
+void PyNode::prefetch_saved_variables() {
+  py::gil_scoped_acquire gil;
+  if (!ctx) {
+    return;  // cleared by the GC
+  }
+  auto& base = ctx.cast<FunctionBase&>();
+  // Indexed: a prefetch hook is user code and may save tensors on the ctx.
+  for (std::size_t i = 0; i < base.saved_variables.size(); ++i) {
+    base.saved_variables[i].prefetch();
+  }
+}
+
 // The node is going: drop the saved tensors only if the ctx goes with it, so
 // that a chain of Functions saving their inputs is torn down iteratively
 // (Note [Iterative graph teardown]); a ctx kept by the user keeps them.

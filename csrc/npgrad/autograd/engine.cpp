@@ -1,7 +1,9 @@
 #include "npgrad/autograd/engine.h"
 
 #include <atomic>
+#include <optional>
 #include <queue>
+#include <unordered_set>
 
 #include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/grad_mode.h"
@@ -60,6 +62,79 @@ struct TaskStateGuard {
   ~TaskStateGuard() {
     tl_current_task = prev_task;
     tl_current_node = prev_node;
+  }
+};
+
+bool node_should_execute(const GraphTask& task, Node* fn);
+
+// Note [Prefetching saved tensors]
+// saved_tensors_hooks(pack, unpack, prefetch=fn) (npgrad's own): the engine
+// calls fn(payload) for every payload of those hooks before unpack needs it,
+// so that an offloading hook can start loading it on another thread. Just
+// before a node runs, the pass prefetches the node that will run after it:
+// the ready queue is ordered by sequence number (Note [Execution order of
+// ready nodes]), so that node is the newest of the queue's top and the
+// children whose last missing gradient this node provides; it is skipped if
+// a pruned pass (`inputs=`) will not run it. The first node, and any node the
+// prediction missed (ready nodes of equal sequence number, made on different
+// threads, run in either order), are prefetched just before they run. So:
+// each node's payloads are prefetched once per pass, before its unpacks, one
+// node ahead, in the order the nodes run (within a node, in the order of its
+// saved attributes). A prefetch hook runs on the thread of the pass, with the
+// GIL taken as any hook, and never while the engine holds a lock (the task's
+// mutex guards only final callbacks); its exception ends the pass as a
+// node's would. Passes without live prefetching hooks skip all of this.
+struct Prefetcher {
+  std::unordered_set<Node*> done;  // nodes of this pass already prefetched
+
+  void prefetch(Node* fn) {
+    if (done.insert(fn).second) {
+      fn->prefetch_saved_variables();
+    }
+  }
+
+  static bool will_apply(const GraphTask& task, Node* fn) {
+    if (task.exec_info.empty()) {
+      return true;
+    }
+    auto it = task.exec_info.find(fn);
+    return it != task.exec_info.end() && it->second.needed;
+  }
+
+  // Whether running `fn` makes `child` ready: fn's edges to it are all the
+  // dependencies it still waits for.
+  static bool becomes_ready(const GraphTask& task, Node& fn, Node* child) {
+    auto dep = task.dependencies.find(child);
+    if (dep == task.dependencies.end()) {
+      return false;
+    }
+    int edges = 0;
+    for (const Edge& e : fn.next_edges()) {
+      edges += e.function.get() == child ? 1 : 0;
+    }
+    return dep->second == edges;
+  }
+
+  // fn was just popped from the queue. A node the pass only reaches (a
+  // grad() capture) does not run and makes nothing ready.
+  void before_running(GraphTask& task, Node& fn, const ReadyQueue& queue) {
+    Node* next = queue.empty() ? nullptr : queue.top().fn.get();
+    if (will_apply(task, &fn)) {
+      prefetch(&fn);
+      for (const Edge& e : fn.next_edges()) {
+        Node* child = e.function.get();
+        // A child the pass prunes is never queued.
+        if (child != nullptr && child != next &&
+            (next == nullptr || child->sequence_nr() > next->sequence_nr()) &&
+            (task.exec_info.empty() || node_should_execute(task, child)) &&
+            becomes_ready(task, fn, child)) {
+          next = child;
+        }
+      }
+    }
+    if (next != nullptr && will_apply(task, next)) {
+      prefetch(next);
+    }
   }
 };
 
@@ -475,12 +550,19 @@ variable_list Engine::execute(
     ~DepthGuard() { tl_reentrant_depth = prev; }
   } depth_guard{prev_depth};
 
+  std::optional<Prefetcher> prefetcher;
+  if (PrefetchRegistration::any()) {
+    prefetcher.emplace();
+  }
   while (!queue.empty()) {
     // priority_queue::top is const; the task is popped right after the move.
     NodeTask next = std::move(const_cast<NodeTask&>(queue.top()));
     queue.pop();
     TaskStateGuard state(task.get(), next.fn.get());
     try {
+      if (prefetcher) {
+        prefetcher->before_running(*task, *next.fn, queue);
+      }
       evaluate_function(*task, next.fn, std::move(next.inputs), queue);
     } catch (...) {
       if (AnomalyMode::is_enabled() && anomaly_handler() != nullptr) {

@@ -114,6 +114,12 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   /// Calls fn on each saved variable (through visit_saved).
   template <typename Fn>
   void for_each_saved_variable(Fn&& fn);
+  /// Calls each saved variable's prefetch hook (Note [Prefetching saved
+  /// tensors]). Overridden by nodes whose saved variables visit_saved does
+  /// not declare (a custom Function's live on its ctx).
+  virtual void prefetch_saved_variables() {
+    for_each_saved_variable([](SavedVariable& v) { v.prefetch(); });
+  }
 
   // ---- Hooks ---- (see Note [Hooks ordering] in engine.cpp)
   std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() {

@@ -36,6 +36,13 @@ class SavedVariable {
   /// grad_fn._raw_saved_x.register_hooks(pack, unpack): packs now, unpacks
   /// through the hooks from then on.
   void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
+  /// Calls the hooks' prefetch hook, if any (Note [Prefetching saved
+  /// tensors]); nothing once released.
+  void prefetch() const {
+    if (hooks_ && hooks_->has_prefetch_hook()) {
+      hooks_->call_prefetch_hook();
+    }
+  }
   bool defined() const { return was_defined_; }
   bool has_been_released() const {
     return was_defined_ && !data_.defined() && !hooks_;
