@@ -235,8 +235,8 @@ def test_prefetch_runs_one_node_ahead_in_unpack_order(ng):
     log.clear()
     y.sum().backward()
     assert log == [
-        ("prefetch", "h", 2),  # the first node: just before it runs
-        ("prefetch", "h", 1),  # the next node: before the first one unpacks
+        ("prefetch", "h", 2),  # before the root (SumBackward0) runs
+        ("prefetch", "h", 1),  # before the node ahead of it unpacks
         ("unpack", "h", 2),
         ("prefetch", "h", 0),
         ("unpack", "h", 1),
@@ -281,6 +281,26 @@ def test_prefetch_on_a_branching_graph(ng):
     check_prefetch_order(log, nodes)
     unpacked_nodes = {n for kind, _, n in log if kind == "unpack"}
     assert len(unpacked_nodes) >= 6
+
+
+def test_prefetch_looks_past_accumulate_grad(ng):
+    # After each MmBackward0 runs its weight's AccumulateGrad, which has no payload:
+    # the TanhBackward0 after it is prefetched before MmBackward0 runs, not during
+    # the AccumulateGrad's turn.
+    log = []
+    nodes = {}
+    pack, unpack, prefetch = tagging_hooks(log, nodes=nodes)
+    ws = [ng.tensor(np.eye(3) * (0.5 + i), requires_grad=True) for i in range(3)]
+    h = ng.tensor(np.ones((2, 3)))
+    with ng.autograd.graph.saved_tensors_hooks(pack, unpack, prefetch=prefetch):
+        for w in ws:
+            h = (h @ w).tanh()
+        loss = h.sum()
+    log.clear()
+    loss.backward()
+    check_prefetch_order(log, nodes)
+    by = [nodes["prefetched by", n].name() for kind, _, n in log if kind == "prefetch"]
+    assert by and not any("AccumulateGrad" in name for name in by)
 
 
 def test_prefetch_once_per_payload_per_pass(ng):

@@ -254,16 +254,18 @@ void PyNode::release_variables() {
   base.has_freed_buffers = true;
 }
 
-void PyNode::prefetch_saved_variables() {
+bool PyNode::prefetch_saved_variables() {
   py::gil_scoped_acquire gil;
   if (!ctx) {
-    return;  // cleared by the GC
+    return false;  // cleared by the GC
   }
-  auto& base = ctx.cast<FunctionBase&>();
-  // Indexed: a prefetch hook is user code and may save tensors on the ctx.
-  for (std::size_t i = 0; i < base.saved_variables.size(); ++i) {
-    base.saved_variables[i].prefetch();
+  bool any = false;
+  auto& saved = ctx.cast<FunctionBase&>().saved_variables;
+  // Indexed: each prefetch hook is user code that may touch the ctx.
+  for (std::size_t i = 0; i < saved.size(); ++i) {
+    any |= saved[i].prefetch();
   }
+  return any;
 }
 
 // The node is going: drop the saved tensors only if the ctx goes with it, so

@@ -1,5 +1,6 @@
 #include "npgrad/autograd/engine.h"
 
+#include <algorithm>
 #include <atomic>
 #include <optional>
 #include <queue>
@@ -14,6 +15,7 @@
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
+#include "npgrad/util/small_vector.h"
 
 namespace npgrad::autograd {
 
@@ -70,26 +72,52 @@ bool node_should_execute(const GraphTask& task, Node* fn);
 // Note [Prefetching saved tensors]
 // saved_tensors_hooks(pack, unpack, prefetch=fn) (npgrad's own): the engine
 // calls fn(payload) for every payload of those hooks before unpack needs it,
-// so that an offloading hook can start loading it on another thread. Just
-// before a node runs, the pass prefetches the node that will run after it:
-// the ready queue is ordered by sequence number (Note [Execution order of
-// ready nodes]), so that node is the newest of the queue's top and the
-// children whose last missing gradient this node provides; it is skipped if
-// a pruned pass (`inputs=`) will not run it. The first node, and any node the
-// prediction missed (ready nodes of equal sequence number, made on different
-// threads, run in either order), are prefetched just before they run. So:
-// each node's payloads are prefetched once per pass, before its unpacks, one
-// node ahead, in the order the nodes run (within a node, in the order of its
-// saved attributes). A prefetch hook runs on the thread of the pass, with the
-// GIL taken as any hook, and never while the engine holds a lock (the task's
-// mutex guards only final callbacks); its exception ends the pass as a
-// node's would. Passes without live prefetching hooks skip all of this.
+// so that an offloading hook can start loading it on another thread.
+// Just before a node runs, the pass looks ahead at the nodes that will run
+// after it. The ready queue is ordered by sequence number (Note [Execution
+// order of ready nodes]), so they are, newest first, the queue's top and the
+// children whose last missing gradient this node provides. The newest is
+// the next to run; if it makes nothing ready (a sink such as AccumulateGrad,
+// or a node a pruned pass only reaches), the next newest runs after it, and
+// so on, up to the queue's top (what follows it is not known yet). The pass
+// prefetches those nodes in that order, so a node's payloads are prefetched
+// before the last node with work in front of it runs. The first node, and
+// any the prediction missed (ready nodes of equal sequence number, made on
+// different threads, run in either order), are prefetched just before they
+// run. So: each payload is prefetched once per pass, before its unpack, at
+// least one node ahead, in the order the nodes run (within a node, in the
+// order of its saved attributes). A prefetch hook runs on the thread of the
+// pass, with the GIL taken as any hook, and never while the engine holds a
+// lock (the task's mutex guards only final callbacks); its exception ends
+// the pass as a node's would. Passes without live prefetching hooks skip all
+// of this.
 struct Prefetcher {
-  std::unordered_set<Node*> done;  // nodes of this pass already prefetched
+  // The node last prefetched ahead of its turn, and earlier ones whose turn
+  // has not come yet (after a misprediction: rare, so the set is mostly
+  // empty). Only nodes that had something to prefetch are remembered; a
+  // node is prefetched when neither holds it: once per pass.
+  Node* predicted = nullptr;
+  std::unordered_set<Node*> ahead;
 
-  void prefetch(Node* fn) {
-    if (done.insert(fn).second) {
+  // fn is about to run.
+  void on_turn(Node* fn) {
+    if (fn == predicted) {
+      predicted = nullptr;
+    } else if (ahead.empty() || ahead.erase(fn) == 0) {
       fn->prefetch_saved_variables();
+    }
+  }
+
+  // fn runs later in this pass.
+  void before_turn(Node* fn) {
+    if (fn == predicted || (!ahead.empty() && ahead.count(fn) != 0)) {
+      return;
+    }
+    if (fn->prefetch_saved_variables()) {
+      if (predicted != nullptr) {
+        ahead.insert(predicted);
+      }
+      predicted = fn;
     }
   }
 
@@ -115,25 +143,50 @@ struct Prefetcher {
     return dep->second == edges;
   }
 
+  // Whether running fn queues nothing.
+  static bool makes_nothing_ready(const GraphTask& task, Node* fn) {
+    if (!will_apply(task, fn)) {
+      return true;
+    }
+    for (const Edge& e : fn->next_edges()) {
+      if (e.is_valid()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // fn was just popped from the queue. A node the pass only reaches (a
   // grad() capture) does not run and makes nothing ready.
   void before_running(GraphTask& task, Node& fn, const ReadyQueue& queue) {
-    Node* next = queue.empty() ? nullptr : queue.top().fn.get();
+    Node* top = queue.empty() ? nullptr : queue.top().fn.get();
+    SmallVector<Node*, 8> next;  // what runs after fn, newest first
+    if (top != nullptr) {
+      next.push_back(top);
+    }
     if (will_apply(task, &fn)) {
-      prefetch(&fn);
+      on_turn(&fn);
       for (const Edge& e : fn.next_edges()) {
         Node* child = e.function.get();
         // A child the pass prunes is never queued.
-        if (child != nullptr && child != next &&
-            (next == nullptr || child->sequence_nr() > next->sequence_nr()) &&
+        if (child != nullptr &&
             (task.exec_info.empty() || node_should_execute(task, child)) &&
+            std::find(next.begin(), next.end(), child) == next.end() &&
             becomes_ready(task, fn, child)) {
-          next = child;
+          next.push_back(child);
         }
       }
     }
-    if (next != nullptr && will_apply(task, next)) {
-      prefetch(next);
+    std::stable_sort(next.begin(), next.end(), [](Node* a, Node* b) {
+      return a->sequence_nr() > b->sequence_nr();
+    });
+    for (Node* n : next) {
+      if (will_apply(task, n)) {
+        before_turn(n);
+      }
+      if (n == top || !makes_nothing_ready(task, n)) {
+        break;
+      }
     }
   }
 };

@@ -319,7 +319,8 @@ class saved_tensors_hooks:
     ``prefetch=fn``: during backward the engine calls ``fn(packed)`` for each
     object ``pack_hook`` returned, before ``unpack_hook`` gets it: once per
     saved tensor and backward pass, at least one node ahead of the node that
-    unpacks it (the first node of a pass: just before it runs), in the order
+    unpacks it (the first node of a pass: just before it runs; nodes that
+    queue nothing, such as ``AccumulateGrad``, are looked past), in the order
     the nodes run. An offloading hook can start loading there, on another
     thread. ``fn`` runs on the thread of the backward pass and never while
     the engine holds a lock; an exception it raises ends the pass and reaches
