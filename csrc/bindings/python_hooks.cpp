@@ -168,13 +168,12 @@ void PyPostAccumulateGradHooks::operator()(const Tensor& param) {
 namespace {
 // A composed pair's pack result goes on to the enclosing pack hook, which
 // takes tensors only (Note [Composed saved tensor hooks]).
-Tensor composed_pack_result(const py::object& r) {
+void check_composed_pack_result(const py::object& r) {
   NPGRAD_CHECK_TYPE(
       is_tensor(r),
       "saved_tensors_hooks(compose=True): the pack hook must return a Tensor "
       "(it is passed on to the enclosing pack hook) but got result of type ",
       python_type_name(r));
-  return r.cast<Tensor>();
 }
 
 Tensor unpack_result(const py::object& r) {
@@ -191,7 +190,7 @@ void PySavedVariableHooks::call_pack_hook(const Tensor& t) {
   py::gil_scoped_acquire gil;
   py::object r = pack(py::cast(t));
   if (compose) {
-    composed_pack_result(r);
+    check_composed_pack_result(r);
   }
   packed = std::move(r);
 }
@@ -204,7 +203,9 @@ Tensor PySavedVariableHooks::call_unpack_hook() {
 
 Tensor PySavedVariableHooks::call_pack_hook_to_tensor(const Tensor& t) {
   py::gil_scoped_acquire gil;
-  return composed_pack_result(pack(py::cast(t)));
+  py::object r = pack(py::cast(t));
+  check_composed_pack_result(r);
+  return r.cast<Tensor>();
 }
 
 Tensor PySavedVariableHooks::call_unpack_hook_from_tensor(

@@ -94,8 +94,8 @@ std::unique_ptr<SavedVariableHooks> SavedTensorDefaultHooks::get() {
   if (disabled_message || stack.empty()) {
     return nullptr;
   }
-  if (!stack.back().compose) {
-    return stack.back().factory();
+  if (!stack.back().compose || stack.size() == 1) {
+    return stack.back().factory();  // nothing to compose with
   }
   std::vector<std::unique_ptr<SavedVariableHooks>> layers;  // innermost first
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
@@ -103,9 +103,6 @@ std::unique_ptr<SavedVariableHooks> SavedTensorDefaultHooks::get() {
     if (!it->compose) {
       break;
     }
-  }
-  if (layers.size() == 1) {
-    return std::move(layers[0]);
   }
   return std::make_unique<ComposedSavedVariableHooks>(std::move(layers));
 }
