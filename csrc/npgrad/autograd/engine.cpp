@@ -86,11 +86,12 @@ bool node_should_execute(const GraphTask& task, Node* fn);
 // different threads, run in either order), are prefetched just before they
 // run. So: each payload is prefetched once per pass, before its unpack, at
 // least one node ahead, in the order the nodes run (within a node, in the
-// order of its saved attributes). A prefetch hook runs on the thread of the
-// pass, with the GIL taken as any hook, and never while the engine holds a
-// lock (the task's mutex guards only final callbacks); its exception ends
-// the pass as a node's would. Passes without live prefetching hooks skip all
-// of this.
+// order of its saved attributes). Payloads of nodes outside the pass (that
+// a hook unpacks, such as the inputs non-reentrant checkpoint saves) are not
+// prefetched. A prefetch hook runs on the thread of the pass, with the GIL
+// taken as any hook, and never while the engine holds a lock (the task's
+// mutex guards only final callbacks); its exception ends the pass as a
+// node's would. Passes without live prefetching hooks skip all of this.
 struct Prefetcher {
   // The node last prefetched ahead of its turn, and earlier ones whose turn
   // has not come yet (after a misprediction: rare, so the set is mostly

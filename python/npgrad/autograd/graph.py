@@ -322,7 +322,9 @@ class saved_tensors_hooks:
     unpacks it (the first node of a pass: just before it runs; nodes that
     queue nothing, such as ``AccumulateGrad``, are looked past), in the order
     the nodes run. An offloading hook can start loading there, on another
-    thread. ``fn`` runs on the thread of the backward pass and never while
+    thread. Only the payloads of the pass's own nodes are prefetched: one that
+    a hook unpacks for a node outside the pass (the inputs non-reentrant
+    checkpoint saves for its recomputation) is not. ``fn`` runs on the thread of the backward pass and never while
     the engine holds a lock; an exception it raises ends the pass and reaches
     the caller. With ``compose=True`` inside another pair, the enclosing pair
     keeps the payload: give ``prefetch`` to the outermost pair.
