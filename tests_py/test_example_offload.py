@@ -42,3 +42,8 @@ def test_offloaded_gradients_match_baseline(monkeypatch, capsys):
     assert off["grads_match"] and base["grads_match"]
     assert off["max_grad_diff"] == 0.0  # np.save/np.load round-trip the exact bytes
     assert "match the baseline (np.allclose): yes" in out
+    if not oracle.AGAINST_TORCH:  # saved_tensors_hooks(prefetch=) is npgrad's own
+        pre = results["prefetch"]
+        assert pre["files"] == off["files"] and pre["prefetched"] > 0  # files were read ahead
+        assert pre["max_grad_diff"] == 0.0
+        assert "files read ahead" in out

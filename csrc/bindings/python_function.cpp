@@ -267,6 +267,20 @@ void PyNode::release_variables() {
   base.has_freed_buffers = true;
 }
 
+bool PyNode::prefetch_saved_variables() {
+  py::gil_scoped_acquire gil;
+  if (!ctx) {
+    return false;  // cleared by the GC
+  }
+  bool any = false;
+  auto& saved = ctx.cast<FunctionBase&>().saved_variables;
+  // Indexed: each prefetch hook is user code that may touch the ctx.
+  for (std::size_t i = 0; i < saved.size(); ++i) {
+    any |= saved[i].prefetch();
+  }
+  return any;
+}
+
 // The node is going: drop the saved tensors only if the ctx goes with it, so
 // that a chain of Functions saving their inputs is torn down iteratively
 // (Note [Iterative graph teardown]); a ctx kept by the user keeps them.

@@ -31,6 +31,7 @@ class PyNode final : public autograd::Node {
   void visit_strong_refs(autograd::StrongRefVisitor& v) override;
   int traverse_python(autograd::PyVisitProc visit, void* arg) const override;
   void clear_python() override;
+  bool prefetch_saved_variables() override;
 
   py::object ctx;
   /// One flag per forward argument: was it a tensor (has a next edge)?

@@ -165,21 +165,61 @@ void PyPostAccumulateGradHooks::operator()(const Tensor& param) {
       "Tensor post accumulate grad hooks should return None.");
 }
 
-void PySavedVariableHooks::call_pack_hook(const Tensor& t) {
-  py::gil_scoped_acquire gil;
-  packed = pack(py::cast(t));
+namespace {
+// A composed pair's pack result goes on to the enclosing pack hook, which
+// takes tensors only (Note [Composed saved tensor hooks]).
+void check_composed_pack_result(const py::object& r) {
+  NPGRAD_CHECK_TYPE(
+      is_tensor(r),
+      "saved_tensors_hooks(compose=True): the pack hook must return a Tensor "
+      "(it is passed on to the enclosing pack hook) but got result of type ",
+      python_type_name(r));
 }
 
-Tensor PySavedVariableHooks::call_unpack_hook() {
-  py::gil_scoped_acquire gil;
-  NPGRAD_INTERNAL_ASSERT(unpack, "unpack hook cleared by the GC");
-  py::object r = unpack(packed);
+Tensor unpack_result(const py::object& r) {
   NPGRAD_CHECK_TYPE(
       is_tensor(r),
       "Output of saved tensor unpack_hook expected to be a Tensor but got "
       "result of type ",
       python_type_name(r));
   return r.cast<Tensor>();
+}
+}  // namespace
+
+void PySavedVariableHooks::call_pack_hook(const Tensor& t) {
+  py::gil_scoped_acquire gil;
+  py::object r = pack(py::cast(t));
+  if (compose) {
+    check_composed_pack_result(r);
+  }
+  packed = std::move(r);
+}
+
+Tensor PySavedVariableHooks::call_unpack_hook() {
+  py::gil_scoped_acquire gil;
+  NPGRAD_INTERNAL_ASSERT(unpack, "unpack hook cleared by the GC");
+  return unpack_result(unpack(packed));
+}
+
+Tensor PySavedVariableHooks::call_pack_hook_to_tensor(const Tensor& t) {
+  py::gil_scoped_acquire gil;
+  py::object r = pack(py::cast(t));
+  check_composed_pack_result(r);
+  return r.cast<Tensor>();
+}
+
+Tensor PySavedVariableHooks::call_unpack_hook_from_tensor(
+    const Tensor& packed_tensor) {
+  py::gil_scoped_acquire gil;
+  NPGRAD_INTERNAL_ASSERT(unpack, "unpack hook cleared by the GC");
+  return unpack_result(unpack(py::cast(packed_tensor)));
+}
+
+void PySavedVariableHooks::call_prefetch_hook() {
+  py::gil_scoped_acquire gil;
+  if (prefetch && packed) {  // both are gone once the GC cleared the hooks
+    prefetch(packed);
+  }
 }
 
 py::object make_handle(const py::object& dict) {

@@ -69,13 +69,30 @@ struct PyPostAccumulateGradHooks final : autograd::PostAccumulateGradHook {
 };
 
 /// A (pack, unpack) pair for one saved tensor; holds the packed object.
+/// compose: the pack hook must return a tensor (Note [Composed saved tensor
+/// hooks]); prefetch: called with the packed object ahead of unpack (Note
+/// [Prefetching saved tensors]), or null.
 struct PySavedVariableHooks final : autograd::SavedVariableHooks {
-  PySavedVariableHooks(py::object pack, py::object unpack)
-      : pack(std::move(pack)), unpack(std::move(unpack)) {}
+  PySavedVariableHooks(
+      py::object pack,
+      py::object unpack,
+      bool compose = false,
+      py::object prefetch = py::object())
+      : pack(std::move(pack)),
+        unpack(std::move(unpack)),
+        prefetch(std::move(prefetch)),
+        compose(compose),
+        registration(static_cast<bool>(this->prefetch)) {}
   void call_pack_hook(const Tensor& t) override;
   Tensor call_unpack_hook() override;
+  Tensor call_pack_hook_to_tensor(const Tensor& t) override;
+  Tensor call_unpack_hook_from_tensor(const Tensor& packed) override;
+  bool has_prefetch_hook() const override {
+    return static_cast<bool>(prefetch);
+  }
+  void call_prefetch_hook() override;
   int traverse_python(autograd::PyVisitProc visit, void* arg) const override {
-    for (const py::object* o : {&pack, &unpack, &packed}) {
+    for (const py::object* o : {&pack, &unpack, &prefetch, &packed}) {
       if (int r = visit_object(*o, visit, arg)) {
         return r;
       }
@@ -85,9 +102,12 @@ struct PySavedVariableHooks final : autograd::SavedVariableHooks {
   void clear_python() override {
     clear_object(pack);
     clear_object(unpack);
+    clear_object(prefetch);
     clear_object(packed);
   }
-  py::object pack, unpack, packed;
+  py::object pack, unpack, prefetch, packed;
+  bool compose;
+  autograd::PrefetchRegistration registration;
 };
 
 /// _C._MultiGradState: register_multi_grad_hook's per-graph-task counting.

@@ -1272,6 +1272,21 @@ pack
 )
 
 add_docstr(
+    _A._push_saved_tensors_hooks_with_options,
+    """npgrad's own: ``_push_saved_tensors_default_hooks`` with the options of
+``npgrad.autograd.graph.saved_tensors_hooks``: ``compose`` (the pair's pack
+result, a tensor, goes on to the enclosing pair) and ``prefetch`` (called with
+each payload ahead of its unpack during backward). Popped by
+``_pop_saved_tensors_default_hooks``.
+
+>>> import npgrad as torch
+>>> torch._C._autograd._push_saved_tensors_hooks_with_options(lambda t: t.detach(), lambda t: t, compose=True)
+>>> torch.ones(1, requires_grad=True).exp().sum().backward()
+>>> torch._C._autograd._pop_saved_tensors_default_hooks()
+""",
+)
+
+add_docstr(
     _A._pop_saved_tensors_default_hooks,
     """Pops the innermost pair pushed by ``_push_saved_tensors_default_hooks``.
 """,

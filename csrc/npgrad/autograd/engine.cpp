@@ -1,7 +1,10 @@
 #include "npgrad/autograd/engine.h"
 
+#include <algorithm>
 #include <atomic>
+#include <optional>
 #include <queue>
+#include <unordered_set>
 
 #include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/grad_mode.h"
@@ -12,6 +15,7 @@
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
+#include "npgrad/util/small_vector.h"
 
 namespace npgrad::autograd {
 
@@ -60,6 +64,131 @@ struct TaskStateGuard {
   ~TaskStateGuard() {
     tl_current_task = prev_task;
     tl_current_node = prev_node;
+  }
+};
+
+bool node_should_execute(const GraphTask& task, Node* fn);
+
+// Note [Prefetching saved tensors]
+// saved_tensors_hooks(pack, unpack, prefetch=fn) (npgrad's own): the engine
+// calls fn(payload) for every payload of those hooks before unpack needs it,
+// so that an offloading hook can start loading it on another thread.
+// Just before a node runs, the pass looks ahead at the nodes that will run
+// after it. The ready queue is ordered by sequence number (Note [Execution
+// order of ready nodes]), so they are, newest first, the queue's top and the
+// children whose last missing gradient this node provides. The newest is
+// the next to run; if it makes nothing ready (a sink such as AccumulateGrad,
+// or a node a pruned pass only reaches), the next newest runs after it, and
+// so on, up to the queue's top (what follows it is not known yet). The pass
+// prefetches those nodes in that order, so a node's payloads are prefetched
+// before the last node with work in front of it runs. The first node, and
+// any the prediction missed (ready nodes of equal sequence number, made on
+// different threads, run in either order), are prefetched just before they
+// run. So: each payload is prefetched once per pass, before its unpack, at
+// least one node ahead, in the order the nodes run (within a node, in the
+// order of its saved attributes). Payloads of nodes outside the pass (that
+// a hook unpacks, such as the inputs non-reentrant checkpoint saves) are not
+// prefetched. A prefetch hook runs on the thread of the pass, with the GIL
+// taken as any hook, and never while the engine holds a lock (the task's
+// mutex guards only final callbacks); its exception ends the pass as a
+// node's would. Passes without live prefetching hooks skip all of this.
+struct Prefetcher {
+  // The node last prefetched ahead of its turn, and earlier ones whose turn
+  // has not come yet (after a misprediction: rare, so the set is mostly
+  // empty). Only nodes that had something to prefetch are remembered; a
+  // node is prefetched when neither holds it: once per pass.
+  Node* predicted = nullptr;
+  std::unordered_set<Node*> ahead;
+
+  // fn is about to run.
+  void on_turn(Node* fn) {
+    if (fn == predicted) {
+      predicted = nullptr;
+    } else if (ahead.empty() || ahead.erase(fn) == 0) {
+      fn->prefetch_saved_variables();
+    }
+  }
+
+  // fn runs later in this pass.
+  void before_turn(Node* fn) {
+    if (fn == predicted || (!ahead.empty() && ahead.count(fn) != 0)) {
+      return;
+    }
+    if (fn->prefetch_saved_variables()) {
+      if (predicted != nullptr) {
+        ahead.insert(predicted);
+      }
+      predicted = fn;
+    }
+  }
+
+  static bool will_apply(const GraphTask& task, Node* fn) {
+    if (task.exec_info.empty()) {
+      return true;
+    }
+    auto it = task.exec_info.find(fn);
+    return it != task.exec_info.end() && it->second.needed;
+  }
+
+  // Whether running `fn` makes `child` ready: fn's edges to it are all the
+  // dependencies it still waits for.
+  static bool becomes_ready(const GraphTask& task, Node& fn, Node* child) {
+    auto dep = task.dependencies.find(child);
+    if (dep == task.dependencies.end()) {
+      return false;
+    }
+    int edges = 0;
+    for (const Edge& e : fn.next_edges()) {
+      edges += e.function.get() == child ? 1 : 0;
+    }
+    return dep->second == edges;
+  }
+
+  // Whether running fn queues nothing.
+  static bool makes_nothing_ready(const GraphTask& task, Node* fn) {
+    if (!will_apply(task, fn)) {
+      return true;
+    }
+    for (const Edge& e : fn->next_edges()) {
+      if (e.is_valid()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // fn was just popped from the queue. A node the pass only reaches (a
+  // grad() capture) does not run and makes nothing ready.
+  void before_running(GraphTask& task, Node& fn, const ReadyQueue& queue) {
+    Node* top = queue.empty() ? nullptr : queue.top().fn.get();
+    SmallVector<Node*, 8> next;  // what runs after fn, newest first
+    if (top != nullptr) {
+      next.push_back(top);
+    }
+    if (will_apply(task, &fn)) {
+      on_turn(&fn);
+      for (const Edge& e : fn.next_edges()) {
+        Node* child = e.function.get();
+        // A child the pass prunes is never queued.
+        if (child != nullptr &&
+            (task.exec_info.empty() || node_should_execute(task, child)) &&
+            std::find(next.begin(), next.end(), child) == next.end() &&
+            becomes_ready(task, fn, child)) {
+          next.push_back(child);
+        }
+      }
+    }
+    std::stable_sort(next.begin(), next.end(), [](Node* a, Node* b) {
+      return a->sequence_nr() > b->sequence_nr();
+    });
+    for (Node* n : next) {
+      if (will_apply(task, n)) {
+        before_turn(n);
+      }
+      if (n == top || !makes_nothing_ready(task, n)) {
+        break;
+      }
+    }
   }
 };
 
@@ -475,12 +604,19 @@ variable_list Engine::execute(
     ~DepthGuard() { tl_reentrant_depth = prev; }
   } depth_guard{prev_depth};
 
+  std::optional<Prefetcher> prefetcher;
+  if (PrefetchRegistration::any()) {
+    prefetcher.emplace();
+  }
   while (!queue.empty()) {
     // priority_queue::top is const; the task is popped right after the move.
     NodeTask next = std::move(const_cast<NodeTask&>(queue.top()));
     queue.pop();
     TaskStateGuard state(task.get(), next.fn.get());
     try {
+      if (prefetcher) {
+        prefetcher->before_running(*task, *next.fn, queue);
+      }
       evaluate_function(*task, next.fn, std::move(next.inputs), queue);
     } catch (...) {
       if (AnomalyMode::is_enabled() && anomaly_handler() != nullptr) {

@@ -120,6 +120,15 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   /// Calls fn on each saved variable (through visit_saved).
   template <typename Fn>
   void for_each_saved_variable(Fn&& fn);
+  /// Calls each saved variable's prefetch hook (Note [Prefetching saved
+  /// tensors]); whether there was any. Overridden by nodes whose saved
+  /// variables visit_saved does not declare (a custom Function's live on
+  /// its ctx).
+  virtual bool prefetch_saved_variables() {
+    bool any = false;
+    for_each_saved_variable([&any](SavedVariable& v) { any |= v.prefetch(); });
+    return any;
+  }
 
   // ---- Hooks ---- (see Note [Hooks ordering] in engine.cpp)
   std::vector<std::unique_ptr<FunctionPreHook>>& pre_hooks() {

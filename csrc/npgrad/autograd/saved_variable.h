@@ -78,6 +78,17 @@ class SavedVariable : private SavedVariableFields {
       std::unique_ptr<SavedVariableHooks> hooks,
       std::shared_ptr<Node> node = nullptr,
       std::string name = {});
+  /// through the hooks from then on.
+  void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
+  /// Calls the hooks' prefetch hook, if any (Note [Prefetching saved
+  /// tensors]; nothing once released); whether there was one.
+  bool prefetch() const {
+    if (hooks_ && hooks_->has_prefetch_hook()) {
+      hooks_->call_prefetch_hook();
+      return true;
+    }
+    return false;
+  }
   bool defined() const { return was_defined_; }
   bool has_been_released() const {
     return was_defined_ && !data_.defined() && !hooks_;

@@ -290,14 +290,93 @@ class saved_tensors_hooks:
     >>> y.sum().backward()
     Unpacking tensor([2., 2., 2., 2., 2.])
     Unpacking tensor([1., 1., 1., 1., 1.])
+
+    Two keyword arguments are npgrad's own (torch has neither); without them
+    the hooks behave exactly as torch's.
+
+    ``compose=True``: the pair composes with the pairs it is nested in instead
+    of replacing them. Its ``pack_hook`` must return a tensor, which is passed
+    on to the enclosing pair's ``pack_hook`` (and so on, out to the first pair
+    entered without ``compose``); at unpack the enclosing ``unpack_hook`` runs
+    first and this pair's ``unpack_hook`` gets its result. For instance,
+    quantize inside, offload outside:
+
+    >>> import npgrad as torch
+    >>> log = []
+    >>> def to_half(t):
+    ...     log.append("quantize")
+    ...     return t.to(torch.float16)
+    >>> def to_float(t):
+    ...     log.append("dequantize")
+    ...     return t.to(torch.float32)
+    >>> def offload(t):
+    ...     log.append("offload")
+    ...     return t.numpy().copy()
+    >>> def load(array):
+    ...     log.append("load")
+    ...     return torch.from_numpy(array)
+    >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(offload, load):
+    ...     with torch.autograd.graph.saved_tensors_hooks(to_half, to_float, compose=True):
+    ...         y = x.exp()
+    >>> y.sum().backward()
+    >>> log
+    ['quantize', 'offload', 'load', 'dequantize']
+    >>> x.grad
+    tensor([2.7188, 7.3906])
+
+    ``prefetch=fn``: during backward the engine calls ``fn(packed)`` for each
+    object ``pack_hook`` returned, before ``unpack_hook`` gets it: once per
+    saved tensor and backward pass, at least one node ahead of the node that
+    unpacks it (the first node of a pass: just before it runs; nodes that
+    queue nothing, such as ``AccumulateGrad``, are looked past), in the order
+    the nodes run. An offloading hook can start loading there, on another
+    thread. Only the payloads of the pass's own nodes are prefetched: one that
+    a hook unpacks for a node outside the pass (the inputs non-reentrant
+    checkpoint saves for its recomputation) is not. ``fn`` runs on the thread of the backward pass and never while
+    the engine holds a lock; an exception it raises ends the pass and reaches
+    the caller. With ``compose=True`` inside another pair, the enclosing pair
+    keeps the payload: give ``prefetch`` to the outermost pair.
+
+    >>> import npgrad as torch
+    >>> log = []
+    >>> def pack(t):
+    ...     return t.detach()
+    >>> def unpack(t):
+    ...     log.append(("unpack", round(t.item(), 3)))
+    ...     return t
+    >>> def prefetch(t):
+    ...     log.append(("prefetch", round(t.item(), 3)))
+    >>> x = torch.tensor([0.0], requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(pack, unpack, prefetch=prefetch):
+    ...     y = x.exp().exp()  # each exp saves its result: 1.0, then e
+    >>> y.backward()
+    >>> log
+    [('prefetch', 2.718), ('prefetch', 1.0), ('unpack', 2.718), ('unpack', 1.0)]
     """
 
-    def __init__(self, pack_hook: Callable[[Any], Any], unpack_hook: Callable[[Any], Any]) -> None:
+    def __init__(
+        self,
+        pack_hook: Callable[[Any], Any],
+        unpack_hook: Callable[[Any], Any],
+        *,
+        compose: bool = False,
+        prefetch: Callable[[Any], object] | None = None,
+    ) -> None:
+        if prefetch is not None and not callable(prefetch):
+            raise TypeError(f"saved_tensors_hooks: prefetch must be callable or None, not {type(prefetch).__name__}")
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
+        self.compose = bool(compose)
+        self.prefetch = prefetch
 
     def __enter__(self) -> None:
-        _C._autograd._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
+        if self.compose or self.prefetch is not None:
+            _C._autograd._push_saved_tensors_hooks_with_options(
+                self.pack_hook, self.unpack_hook, compose=self.compose, prefetch=self.prefetch
+            )
+        else:
+            _C._autograd._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
 
     def __exit__(self, *args: object) -> None:
         _C._autograd._pop_saved_tensors_default_hooks()
