@@ -1,6 +1,6 @@
 """Model-sized layers, forward + backward: npgrad vs torch vs a hand-written NumPy floor.
 
-    python benchmarks/bench_nn.py [--quick] [--only conv2d,layer_norm,...] [--repeat N]
+    python benchmarks/bench_nn.py [--quick] [--only conv2d,layer_norm,...] [--repeat N] [--cpu-time]
 
 Each workload is one layer of a CNN or a transformer at a size real models use
 (``--quick``: a small size, a smoke run): ``lib.nn.functional.<op>(...)`` then
@@ -9,6 +9,8 @@ same code; the floor does the same forward and backward math by hand in NumPy (n
 graph). Before timing, every library's gradients are checked against the floor's.
 Runs alternate between the libraries and the table reports medians and the ratios
 npgrad / torch and npgrad / floor. One thread each, set before the imports.
+``--cpu-time`` times the CPU time of the calling thread instead of wall-clock time:
+every library computes on that thread, and on a loaded shared machine it varies less.
 Benchmarks are not tests: nothing here asserts on time.
 """
 
@@ -276,7 +278,7 @@ def lib_run(lib: Any, layer: Layer, arrays: dict[str, np.ndarray]) -> Callable[[
     return run
 
 
-def bench(layer: Layer, repeat: int) -> dict[str, float]:
+def bench(layer: Layer, repeat: int, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
     arrays = layer.data(np.random.default_rng(0))
     floor_grads = layer.floor(arrays)
     runs: dict[str, Callable[[], Any]] = {"numpy": lambda: layer.floor(arrays)}
@@ -293,9 +295,9 @@ def bench(layer: Layer, repeat: int) -> dict[str, float]:
     times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
         for name, run in runs.items():
-            start = time.perf_counter()
+            start = clock()
             run()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 
@@ -312,16 +314,19 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes, 3 runs: a smoke run")
     parser.add_argument("--only", help="comma-separated layer names")
     parser.add_argument("--repeat", type=int, help="timed runs per library (default 7, quick 3)")
+    parser.add_argument("--cpu-time", action="store_true", help="CPU time of this thread, not wall-clock time")
     args = parser.parse_args()
     repeat = args.repeat or (3 if args.quick else 7)
     wanted = set(args.only.split(",")) if args.only else None
-    print(f"median of {repeat} alternating runs, forward + backward, float32, one thread\n")
+    clock = time.thread_time if args.cpu_time else time.perf_counter
+    kind = "thread CPU time" if args.cpu_time else "wall clock"
+    print(f"median of {repeat} alternating runs ({kind}), forward + backward, float32, one thread\n")
     print("| layer | sizes | npgrad ms | torch ms | NumPy floor ms | npgrad/torch | npgrad/floor |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for layer in layers(args.quick):
         if wanted and layer.name not in wanted:
             continue
-        m = bench(layer, repeat)
+        m = bench(layer, repeat, clock)
         print(
             f"| {layer.name} | {layer.shape} | {_ms(m, 'npgrad')} | {_ms(m, 'torch')} | {_ms(m, 'numpy')} "
             f"| {_ratio(m, 'npgrad', 'torch')} | {_ratio(m, 'npgrad', 'numpy')} |",

@@ -1,7 +1,5 @@
 #include "npgrad/autograd/nodes/conv_nodes.h"
 
-#include "npgrad/autograd/grad_mode.h"
-#include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/conv.h"
 #include "npgrad/ops/ops.h"
 
@@ -28,40 +26,6 @@ Tensor summed_products(
   Tensor a = reshape(grad, {n, g, grad.sizes()[1] / g, count});
   Tensor b = reshape(columns, {n, g, columns.sizes()[1] / g, count});
   return sum(matmul(a, transpose(b, 2, 3)), {0}, false);
-}
-
-// The weight's gradient without a graph: one matmul over the whole batch,
-// grad as (g, rows, N * L) against the columns of every sample side by side
-// (g, per_group, N * L). A matmul per sample then their sum (the formula
-// with ops) takes a quarter longer in BLAS at model sizes.
-Tensor weight_grad_no_graph(
-    const Tensor& grad,
-    const Tensor& x,
-    const Shape& wsizes,
-    const Shape& stride,
-    const Shape& padding,
-    const Shape& dilation,
-    int64_t groups) {
-  const Shape& gs = grad.sizes();
-  const Shape& gst = grad.strides();
-  int64_t n = gs[0], k = gs[1];
-  Shape windows = {gs[2], gs[3]};
-  int64_t count = n * gs[2] * gs[3];
-  Shape kernel = {wsizes[2], wsizes[3]};
-  Tensor cols =
-      kernels::im2col(x, kernel, dilation, padding, stride, windows, true);
-  int64_t per_group = cols.sizes()[0] / groups;
-  int64_t rows = k / groups;
-  // grad (N, K, H, W) as a contiguous (K, N, H, W).
-  Tensor by_channel = kernels::cast(
-      kernels::view_as_strided(
-          grad, {k, n, gs[2], gs[3]}, {gst[1], gst[0], gst[2], gst[3]}, 0),
-      grad.dtype());
-  Tensor a = kernels::view_as_strided(
-      by_channel, {groups, rows, count}, {rows * count, count, 1}, 0);
-  Tensor b = kernels::view_as_strided(
-      cols, {groups, count, per_group}, {per_group * count, 1, count}, 0);
-  return reshape(kernels::matmul(a, b), wsizes);
 }
 
 }  // namespace
@@ -129,9 +93,6 @@ void ConvolutionBackward0::compute_in(
       Tensor cols = im2col(grad, kernel, dil, pad, st);
       Tensor flat_x = reshape(x, {n, x.sizes()[1], cols.sizes()[2]});
       out[1] = reshape(summed_products(flat_x, cols, n, groups), wsizes);
-    } else if (!GradMode::is_enabled() && is_floating(x.dtype())) {
-      out[1] = reshape(
-          weight_grad_no_graph(grad, x, ws, st, pad, dil, groups), wsizes);
     } else {
       Tensor cols = im2col(x, kernel, dil, pad, st);
       Tensor flat_grad = reshape(grad, {n, grad.sizes()[1], cols.sizes()[2]});
