@@ -6,7 +6,7 @@
 // stubs.
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
-#include "npgrad/autograd/nodes/half_formulas.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/ops/binary_family.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/unary_ops.h"
@@ -428,12 +428,13 @@ struct TanhBackward {
   static constexpr bool alpha = false;
   static constexpr unsigned self_reads = Operand::Other;
   static constexpr unsigned other_reads = Operand::Self | Operand::Other;
-  // grad_output * (1 - output^2), float16 through float32 as torch's kernel.
+  // grad_output * (1 - output^2), a reduced float through float32 as torch's
+  // kernel.
   // The products go into the temporary 1 - output^2, never into grad_output
   // (the node saves it after the kernel).
   static Tensor kernel(
       const Tensor& grad_output, const Tensor& output, ScalarType) {
-    return autograd::round_float16_once(
+    return autograd::round_reduced_float_once(
         grad_output, output, [](const Tensor& g, const Tensor& y) {
           return mul_reusing(one_minus_reusing(mul(y, y)), g);
         });

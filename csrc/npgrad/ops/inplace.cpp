@@ -245,8 +245,8 @@ void check_fill_value(double value, ScalarType dtype, int64_t numel) {
     return;
   }
   double max = largest_finite(dtype);
-  // torch's one-element float16 fill converts without the check.
-  bool checked = max > 0 && !(dtype == ScalarType::Float16 && numel == 1);
+  // torch's one-element reduced-float fill converts without the check.
+  bool checked = max > 0 && !(is_reduced_float(dtype) && numel == 1);
   NPGRAD_CHECK(
       !checked || !std::isfinite(value) || std::abs(value) <= max,
       "value cannot be converted to type ",

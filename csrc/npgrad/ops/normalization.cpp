@@ -20,8 +20,8 @@ using namespace npgrad::autograd;
 
 namespace {
 
-// The dtype the loops run in: float64 stays, float32 and float16 compute in
-// float32 (torch's CPU kernels accumulate float16 in float32).
+// The dtype the loops run in: float64 stays, float32 and the reduced floats
+// compute in float32 (torch's CPU kernels accumulate them in float32).
 ScalarType loop_dtype(ScalarType t) {
   return t == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
 }
