@@ -30,6 +30,12 @@ def _np_dtype(d: dtype) -> np.dtype:
     return np.dtype(d._numpy_name)
 
 
+def _is_reduced_float(d: dtype) -> bool:
+    """float16 and bfloat16: the floats torch's CPU kernels compute in float32
+    (as the C++ side's is_reduced_float)."""
+    return d.is_floating_point and d.itemsize < 4
+
+
 def _is_floating(dt: np.dtype) -> bool:
     """Whether NumPy dtype ``dt`` is one of npgrad's floating dtypes (bfloat16,
     registered by ml_dtypes, is not of NumPy's kind ``"f"``)."""

@@ -9,12 +9,13 @@ namespace npgrad::autograd {
 // Note [Fused backward formulas round a reduced float once]
 // torch's tanh_backward, _softmax_backward_data and _log_softmax_backward_data
 // are single kernels that read Half and BFloat16 operands as float, compute in
-// float and round once. npgrad writes these formulas as several ops, each of
-// which would round to the reduced float (up to 177 ulps apart from torch for
-// float16's log_softmax). Without create_graph the formula runs on float32
-// copies of its reduced-float operands and its result is rounded once, as
-// torch's kernel does. With create_graph its steps are recorded ops in the
-// gradient's own dtype, so that the recorded graph differentiates them.
+// float and round once (its sigmoid_backward too, for BFloat16 only). npgrad
+// writes these formulas as several ops, each of which would round to the
+// reduced float (up to 177 ulps apart from torch for float16's log_softmax).
+// Without create_graph the formula runs on float32 copies of its reduced-float
+// operands and its result is rounded once, as torch's kernel does. With
+// create_graph its steps are recorded ops in the gradient's own dtype, so that
+// the recorded graph differentiates them.
 template <class Formula>
 Tensor round_reduced_float_once(
     const Tensor& grad, const Tensor& saved, Formula&& formula) {
