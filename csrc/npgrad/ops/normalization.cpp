@@ -342,8 +342,8 @@ Tensor embedding(
       indices.dtype() == ScalarType::Int64 ||
           indices.dtype() == ScalarType::Int32,
       "Expected tensor for argument #1 'indices' to have one of the following "
-      "scalar types: Long, Int; but got torch.",
-      kDtypeInfo[static_cast<int>(indices.dtype())].legacy_type_name,
+      "scalar types: Long, Int; but got ",
+      type_string(indices.dtype()),
       " instead (while checking arguments for embedding)");
   int64_t V = weight.sizes()[0];
   NPGRAD_CHECK_INDEX(

@@ -12,6 +12,13 @@ std::string legacy_type_name(ScalarType t) {
   return std::string("torch.") + dtype_info(t).legacy_type_name;
 }
 
+std::string type_string(ScalarType t) {
+  if (t == ScalarType::BFloat16) {
+    return std::string("CPU") + dtype_info(t).scalar_type_name + "Type";
+  }
+  return legacy_type_name(t);
+}
+
 std::string dtype_abbrev(ScalarType t) {
   return dtype_info(t).abbrev;
 }

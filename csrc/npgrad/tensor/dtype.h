@@ -115,8 +115,12 @@ constexpr ScalarType opmath_type(ScalarType t) {
 }
 /// "torch.float32"
 std::string dtype_name(ScalarType t);
-/// "torch.FloatTensor", as torch prints types in error messages.
+/// "torch.FloatTensor": the legacy tensor type (Tensor.type()).
 std::string legacy_type_name(ScalarType t);
+/// A tensor's type as torch's messages print it (its Tensor::toString): the
+/// legacy type, but "CPUBFloat16Type" for bfloat16, which torch's Python
+/// layer leaves under ATen's own name there.
+std::string type_string(ScalarType t);
 /// "Float", as torch's ATen messages spell scalar types.
 inline const char* scalar_type_name(ScalarType t) {
   return dtype_info(t).scalar_type_name;
