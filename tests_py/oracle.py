@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -41,13 +42,24 @@ def is_tensor(x: Any) -> bool:
 
 def to_np(t: Any) -> np.ndarray:
     """A tensor (of either library) as a NumPy array (a copy). ``force``: torch's
-    double backward may give a ZeroTensor, which converts only when forced."""
-    return np.array(t.detach().numpy(force=True), copy=True)
+    double backward may give a ZeroTensor, which converts only when forced.
+    torch's ``numpy()`` has no bfloat16: its bits become ml_dtypes' bfloat16."""
+    t = t.detach()
+    if dtype_name(t.dtype) == "bfloat16" and type(t).__module__.split(".")[0] == "torch":
+        import torch
+
+        return np.array(t.view(torch.int16).numpy(force=True), copy=True).view(ml_dtypes.bfloat16)
+    return np.array(t.numpy(force=True), copy=True)
 
 
 def from_np(lib_: Any, arr: np.ndarray, requires_grad: bool = False) -> Any:
-    """A tensor of ``lib_`` holding a copy of ``arr``."""
-    t = lib_.from_numpy(np.array(arr, copy=True, order="C"))
+    """A tensor of ``lib_`` holding a copy of ``arr`` (for torch, an ml_dtypes
+    bfloat16 array goes in as its bits)."""
+    arr = np.array(arr, copy=True, order="C")
+    if arr.dtype == ml_dtypes.bfloat16 and lib_.__name__ == "torch":
+        t = lib_.from_numpy(arr.view(np.int16)).view(lib_.bfloat16)
+    else:
+        t = lib_.from_numpy(arr)
     if requires_grad:
         t.requires_grad_()
     return t

@@ -17,7 +17,7 @@ import pytest
 from oracle import assert_same_error, run_both, to_np
 
 NARROW = ("uint8", "int8", "int16", "int32")
-ALL = ("bool", *NARROW, "int64", "float16", "float32", "float64")
+ALL = ("bool", *NARROW, "int64", "float16", "bfloat16", "float32", "float64")
 
 
 def _facts(t: Any) -> tuple[str, list[Any]]:

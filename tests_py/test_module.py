@@ -367,6 +367,7 @@ def test_dtype_conversions_keep_the_parameter_objects():
             lambda: net.to(dtype=lib.float32),
             lambda: net.type(lib.float64),
             lambda: net.half(),
+            lambda: net.bfloat16(),
             lambda: net.to(lib.ones(1, dtype=lib.float64)),
             lambda: net.cpu(),
         ):
@@ -376,6 +377,32 @@ def test_dtype_conversions_keep_the_parameter_objects():
 
     got, expected = run_both(prog)
     assert got == expected
+
+
+def test_bfloat16_module_forward_and_backward_match_torch():
+    """Module.bfloat16 casts the floating parameters; the forward and the
+    gradients then match torch's bfloat16 to its precision (8 bits)."""
+
+    def prog(lib):
+        lib.manual_seed(0)
+        net = lib.nn.Sequential(lib.nn.Linear(4, 8), lib.nn.GELU(), lib.nn.LayerNorm(8), lib.nn.Linear(8, 2))
+        net.load_state_dict({k: lib.tensor(v) for k, v in _weights(lib, net).items()})
+        net.bfloat16()
+        x = lib.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=lib.bfloat16)
+        out = net(x)
+        out.sum().backward()
+        return out, net[0].weight.grad, net[3].bias.grad
+
+    got, expected = run_both(prog)
+    for g, e in zip(got, expected):
+        assert str(g.dtype) == str(e.dtype) == "torch.bfloat16"
+        np.testing.assert_allclose(to_np(g).astype(np.float64), to_np(e).astype(np.float64), rtol=2e-2, atol=2e-2)
+
+
+def _weights(lib, net):
+    """Fixed weights for net's parameters, the same in both libraries."""
+    rng = np.random.default_rng(3)
+    return {k: rng.uniform(-0.5, 0.5, tuple(v.shape)).astype(np.float32) for k, v in net.state_dict().items()}
 
 
 def test_apply_and_dir():

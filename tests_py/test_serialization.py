@@ -62,7 +62,7 @@ needs_safetensors = pytest.mark.skipif(
     importlib.util.find_spec("safetensors") is None, reason="the safetensors package is not installed"
 )
 
-DTYPES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -260,10 +260,15 @@ def test_tampered_npgrad_files_raise_unpickling_errors(ng):
 @needs_safetensors
 def test_safetensors_round_trips(ng, tmp_path):
     api = st(ng)
-    tensors = {"w": ng.arange(6.0).reshape(2, 3), "i": ng.tensor([1, 2], dtype=ng.int32), "h": ng.ones(1).half()}
+    tensors = {
+        "w": ng.arange(6.0).reshape(2, 3),
+        "i": ng.tensor([1, 2], dtype=ng.int32),
+        "h": ng.ones(1).half(),
+        "b": ng.tensor([0.1, -3.0], dtype=ng.bfloat16),
+    }
     api.save_file(tensors, tmp_path / "t.safetensors", metadata={"step": "3"})
     for loaded in (api.load_file(tmp_path / "t.safetensors"), api.load(api.save(tensors))):
-        assert sorted(loaded) == ["h", "i", "w"]
+        assert sorted(loaded) == ["b", "h", "i", "w"]
         for k, t in tensors.items():
             assert loaded[k].dtype == t.dtype and np.array_equal(to_np(loaded[k]), to_np(t))
     from safetensors import safe_open
@@ -381,3 +386,19 @@ def test_torch_state_dict_through_numpy_gives_the_same_outputs(ng, torch_ref):
     reloaded = _mlp(ng)
     reloaded.load_state_dict(saved_again)
     assert np.array_equal(to_np(reloaded(from_np(ng, x))), got)
+
+
+@needs_safetensors
+def test_bfloat16_weights_pass_between_torch_and_the_library_through_safetensors(ng, torch_ref, tmp_path):
+    import safetensors.torch
+
+    theirs = _mlp(torch_ref).bfloat16()
+    safetensors.torch.save_file(theirs.state_dict(), tmp_path / "torch.safetensors")
+    ours = _mlp(ng).bfloat16()
+    assert st(ng).load_model(ours, tmp_path / "torch.safetensors") == (set(), [])
+    for name, value in theirs.state_dict().items():
+        assert str(ours.state_dict()[name].dtype) == "torch.bfloat16"
+        assert np.array_equal(to_np(ours.state_dict()[name]).view(np.uint16), to_np(value).view(np.uint16))
+    st(ng).save_file(ours.state_dict(), tmp_path / "ours.safetensors")
+    back = safetensors.torch.load_file(tmp_path / "ours.safetensors")
+    assert all(back[k].dtype == torch_ref.bfloat16 and back[k].equal(v) for k, v in theirs.state_dict().items())

@@ -42,6 +42,20 @@ CASES: dict[str, Case] = {
             "Greatest relative difference: 0.04999995231628418 at index (1,) (up to 1.3e-06 allowed)"
         ),
     ),
+    "bfloat16-within-default-tolerance": (
+        lambda L: (T(L, [1.0, 2.0], L.bfloat16), T(L, [1.0, 2.0078125], L.bfloat16), {}),
+        None,
+        "",
+    ),
+    "bfloat16-mismatch": (
+        lambda L: (T(L, [1.0, 2.5, 3.0], L.bfloat16), T(L, [1.0, 2.0, 3.0], L.bfloat16), {}),
+        AssertionError,
+        (
+            "Tensor-likes are not close!\n\nMismatched elements: 1 / 3 (33.3%)\n"
+            "Greatest absolute difference: 0.5 at index (1,) (up to 1e-05 allowed)\n"
+            "Greatest relative difference: 0.25 at index (1,) (up to 0.016 allowed)"
+        ),
+    ),
     "float64-mismatch": (
         lambda L: (T(L, [1.0, 1.0 + 1e-6], L.float64), T(L, [1.0, 1.0], L.float64), {}),
         AssertionError,

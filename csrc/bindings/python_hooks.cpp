@@ -41,9 +41,9 @@ void check_single_result(
       "hook '",
       hook_name(hook),
       "' has changed the type of value (was ",
-      legacy_type_name(o.dtype()),
+      type_string(o.dtype()),
       " got ",
-      legacy_type_name(r.dtype()),
+      type_string(r.dtype()),
       ")");
   NPGRAD_CHECK(
       o.sizes() == r.sizes(),

@@ -28,6 +28,7 @@ from ._C import (
     argmax,
     argmin,
     baddbmm,
+    bfloat16,
     bmm,
     bool,
     cat,
@@ -143,7 +144,7 @@ from ._creation import (
 
 # _cpu and _check_to_device: the native side looks them up on this module
 # (InputMetadata.device, Tensor.to).
-from ._device import _check_to_device, _cpu, device, is_autocast_enabled  # noqa: F401
+from ._device import _check_to_device, _cpu, device, get_autocast_dtype, is_autocast_enabled  # noqa: F401
 from ._generator import Generator, default_generator
 from ._sampling import (
     bernoulli,
@@ -194,6 +195,7 @@ __all__ = [
     "asarray",
     "baddbmm",
     "bernoulli",
+    "bfloat16",
     "bmm",
     "bool",
     "cat",
@@ -229,6 +231,7 @@ __all__ = [
     "full_like",
     "gather",
     "ger",
+    "get_autocast_dtype",
     "get_rng_state",
     "half",
     "index_add",

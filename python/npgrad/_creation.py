@@ -30,6 +30,19 @@ def _np_dtype(d: dtype) -> np.dtype:
     return np.dtype(d._numpy_name)
 
 
+def _is_reduced_float(d: dtype) -> bool:
+    """float16 and bfloat16: the floats torch's CPU kernels compute in float32
+    (as the C++ side's is_reduced_float)."""
+    return d.is_floating_point and d.itemsize < 4
+
+
+def _is_floating(dt: np.dtype) -> bool:
+    """Whether NumPy dtype ``dt`` is one of npgrad's floating dtypes (bfloat16,
+    registered by ml_dtypes, is not of NumPy's kind ``"f"``)."""
+    d = _NP_TO_DTYPE.get(dt)
+    return d is not None and d.is_floating_point
+
+
 def _check_dtype(fname: str, d: Any) -> None:
     if d is not None and not isinstance(d, dtype):
         raise TypeError(f"{fname}(): argument 'dtype' must be torch.dtype, not {type(d).__name__}")
@@ -69,7 +82,7 @@ def _check_sequence(data: Any) -> None:
 def _finish(arr: np.ndarray, requires_grad: bool) -> Tensor:
     t = Tensor._from_numpy(arr)
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if not t.is_floating_point():
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad = True
     return t
@@ -91,18 +104,19 @@ def _infer_array(data: Any, dtype: dtype | None) -> np.ndarray:
     if dtype is not None:
         if not isinstance(data, np.ndarray) and arr.dtype.kind in "iuf":
             _check_integer_range(arr, dtype)
-        with np.errstate(over="ignore"):  # as torch: too large for float16 is inf
+        with np.errstate(over="ignore"):  # as torch: too large for a 16-bit float is inf
             return arr.astype(_np_dtype(dtype))
     kind = arr.dtype.kind
     # Python ints and floats become int64 and the default dtype; NumPy arrays
     # and scalars keep a dtype npgrad has.
-    keep = isinstance(data, (np.ndarray, np.generic)) and arr.dtype in _NP_TO_DTYPE
+    if isinstance(data, (np.ndarray, np.generic)) and arr.dtype in _NP_TO_DTYPE:
+        return arr
     if kind == "b":
         return arr.astype(np.bool_)
     if kind in "iu":
-        return arr if keep else arr.astype(np.int64)
+        return arr.astype(np.int64)
     if kind == "f":
-        return arr if keep else arr.astype(np.float32)
+        return arr.astype(np.float32)
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -130,7 +144,8 @@ def tensor(data: Any, dtype: dtype | None = None, device: Any = None, requires_g
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
-    """A tensor sharing memory with ``ndarray`` (float16/32/64, int64, bool)."""
+    """A tensor sharing memory with ``ndarray`` (of a dtype npgrad has; bfloat16
+    is ml_dtypes')."""
     return Tensor._from_numpy(ndarray)
 
 

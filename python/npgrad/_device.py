@@ -1,11 +1,12 @@
 """``device``: npgrad's only device is the CPU; torch's parsing and errors for
-the others; and ``is_autocast_enabled`` (npgrad has no autocast)."""
+the others; and ``is_autocast_enabled``/``get_autocast_dtype`` (npgrad has no
+autocast)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._C import Tensor
+from ._C import Tensor, bfloat16, dtype, float16
 
 # torch's device types, in the order of its "Expected one of ..." message.
 _DEVICE_TYPES = (
@@ -30,6 +31,22 @@ _DEVICE_TYPES = (
     "mtia",
     "privateuseone",
 )
+
+# torch's default autocast dtype of each device type that has one (the others
+# raise "unsupported scalarType").
+_AUTOCAST_DTYPES = {
+    "cpu": bfloat16,
+    "cuda": float16,
+    "ipu": float16,
+    "xpu": float16,
+    "hip": float16,
+    "maia": bfloat16,
+    "xla": bfloat16,
+    "mps": float16,
+    "hpu": bfloat16,
+    "mtia": float16,
+    "privateuseone": float16,
+}
 
 
 def _parse_device_type(spec: Any) -> str:
@@ -103,3 +120,22 @@ def is_autocast_enabled(device_type: str | None = None) -> bool:
             )
         _parse_device_type(device_type)
     return False
+
+
+def get_autocast_dtype(device_type: str) -> dtype:
+    """The dtype autocast would compute in on ``device_type``: torch's defaults
+    (``bfloat16`` on the CPU, ``float16`` on CUDA), as npgrad never changes them
+    (it has no autocast); torch's errors for a bad device type.
+
+    >>> import npgrad as torch
+    >>> torch.get_autocast_dtype("cpu"), torch.get_autocast_dtype("cuda")
+    (torch.bfloat16, torch.float16)
+    """
+    if not isinstance(device_type, str):
+        raise TypeError(
+            f"get_autocast_dtype(): argument 'device_type' (position 1) must be str, not {type(device_type).__name__}"
+        )
+    name = _parse_device_type(device_type)
+    if name not in _AUTOCAST_DTYPES:
+        raise RuntimeError("unsupported scalarType")
+    return _AUTOCAST_DTYPES[name]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from . import _C
@@ -27,6 +28,7 @@ from ._creation import (
     _default,
     _finish,
     _int_argument,
+    _is_floating,
     _like,
     _np_dtype,
     _size_args,
@@ -37,7 +39,7 @@ from ._generator import Generator, _numpy_generator
 
 
 def _check_random_dtype(fname: str, dt: np.dtype) -> None:
-    if dt.kind != "f":
+    if not _is_floating(dt):
         kernel = (
             "check_uniform_bounds"
             if fname.startswith("rand") and not fname.startswith("randn")
@@ -87,10 +89,12 @@ def randn(
 
 
 def _uniform(gen: np.random.Generator, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
-    """Uniform values in ``[0, 1)`` of dtype ``dt``. float16 draws multiples of
-    2**-11 (half's mantissa), as torch does, so that none rounds up to 1."""
-    if dt == np.float16:
-        return (gen.integers(0, 2**11, shape) * 2.0**-11).astype(dt)
+    """Uniform values in ``[0, 1)`` of dtype ``dt``. A 16-bit float draws
+    multiples of 2**-digits (its significand: 11 bits for float16, 8 for
+    bfloat16), as torch does, so that none rounds up to 1."""
+    if dt.itemsize == 2:
+        digits = ml_dtypes.finfo(dt).nmant + 1
+        return (gen.integers(0, 2**digits, shape) * 2.0**-digits).astype(dt)
     return gen.random(shape).astype(dt)
 
 
@@ -103,6 +107,7 @@ def _standard_normal(gen: np.random.Generator, shape: tuple[int, ...], dt: np.dt
 _RANDOM_BOUNDS = {
     np.dtype(np.bool_): (0, 1, "bool"),
     np.dtype(np.float16): (-(2**11), 2**11, "c10::Half"),
+    np.dtype(ml_dtypes.bfloat16): (-(2**8), 2**8, "c10::BFloat16"),
     np.dtype(np.float32): (-(2**24), 2**24, "float"),
     np.dtype(np.float64): (-(2**53), 2**53, "double"),
 }
@@ -437,7 +442,7 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Ge
     _check_random_dtype("rand", dt)
     low, high = float(from_), float(to)
     for name, v in (("from", low), ("to", high)):
-        if not np.isfinite(v) or (dt.itemsize < 8 and abs(v) > np.finfo(dt).max):
+        if not np.isfinite(v) or (dt.itemsize < 8 and abs(v) > ml_dtypes.finfo(dt).max):
             raise RuntimeError(f"{name} is out of bounds for {_RANDOM_BOUNDS[dt][2]}")
     if low > high:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low:g} > to={high:g}")
@@ -505,7 +510,7 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
     lo = _int_argument("random_", "from", 1, low)
     if high is None:
         # The dtype's largest exactly held integer, included.
-        hi = 2 if dt.kind == "b" else _RANDOM_BOUNDS[dt][1] + 1 if dt.kind == "f" else 2**63
+        hi = 2 if dt.kind == "b" else _RANDOM_BOUNDS[dt][1] + 1 if _is_floating(dt) else 2**63
     else:
         hi = _int_argument("random_", "to", 2, high)
     return _fill_random(self, _random_integers(gen, lo, hi, shape, dt), node)

@@ -81,7 +81,7 @@ tensor([5., 0., 0.])
 add_docstr_all(
     "dtype",
     """The element type: ``npgrad.float32`` (the default), ``float64``,
-``float16``, ``int64`` or ``bool``.
+``float16``, ``bfloat16``, an integer type or ``bool``.
 
 >>> import npgrad as torch
 >>> torch.tensor([1.0]).dtype
@@ -1377,6 +1377,7 @@ for _name, _dtype, _data, _out in (
     ("float", "float32", "[1, 2]", "tensor([1., 2.])"),
     ("double", "float64", "[1, 2]", "tensor([1., 2.], dtype=torch.float64)"),
     ("half", "float16", "[1, 2]", "tensor([1., 2.], dtype=torch.float16)"),
+    ("bfloat16", "bfloat16", "[1, 2]", "tensor([1., 2.], dtype=torch.bfloat16)"),
     ("long", "int64", "[1.5, -2.5]", "tensor([ 1, -2])"),
     ("bool", "bool", "[0.0, 2.0]", "tensor([False,  True])"),
 ):

@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ._creation import _is_floating
+
 _LINEWIDTH = 80
 _THRESHOLD = 1000
 _EDGEITEMS = 3
@@ -19,7 +21,7 @@ _PRECISION = 4
 
 class _Formatter:
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = _is_floating(values.dtype)
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
@@ -130,4 +132,19 @@ def tensor_repr(t: object, prefix: str | None = None) -> str:
         suffixes.append(f"grad_fn=<{name}>")
     elif t.requires_grad:  # type: ignore[attr-defined]
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """``text`` and its suffixes, as torch joins them: a suffix that would take
+    the last line past the line width starts a new line at ``indent``."""
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1  # torch's count (rfind may be -1)
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > _LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    return "".join(parts) + ")"

@@ -1066,7 +1066,7 @@ True
 add_docstr(
     _C.dtype,
     """The type of the elements of a tensor: ``npgrad.float32``, ``float64``,
-``float16`` (also ``npgrad.half``), ``int64`` or ``bool``. Prints as torch's
+``float16`` (also ``npgrad.half``), ``bfloat16``, an integer type or ``bool``. Prints as torch's
 (``torch.float32``).
 
 >>> import npgrad as torch

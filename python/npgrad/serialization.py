@@ -55,7 +55,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ._C import Tensor
+from ._C import Tensor, _dtypes
 from ._device import device
 from ._size import Size
 
@@ -64,7 +64,9 @@ __all__ = ["load", "save"]
 _MAGIC_NAME = "npgrad_format"
 _MAGIC = b"npgrad.save 1"
 _TREE = "tree.json"
-_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32", "float64")
+# The dtypes a file may name, as torch names them ("float32"), read from the
+# dtype table; each is also its NumPy dtype's name.
+_DTYPES = tuple(str(d).rsplit(".", 1)[-1] for d in _dtypes)
 
 
 class _UnstorableError(TypeError, pickle.UnpicklingError):
@@ -252,9 +254,7 @@ class _Reader:
         if any(n < 0 for n in shape) or offset < 0:
             raise pickle.UnpicklingError("npgrad.load: a tensor entry has a negative size or offset")
         try:
-            arr = np.ndarray(
-                tuple(shape), np.dtype(name if name != "bool" else np.bool_), storage, offset, tuple(strides)
-            )
+            arr = np.ndarray(tuple(shape), np.dtype(name), storage, offset, tuple(strides))
         except (ValueError, TypeError, OverflowError) as e:
             raise pickle.UnpicklingError(f"npgrad.load: a tensor lies outside its storage ({e})") from None
         t = Tensor._from_numpy(arr)  # type: ignore[attr-defined]

@@ -258,7 +258,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
     throw Error(detail::str_cat(
         messages::kModifiedByInplace,
         "[",
-        legacy_type_name(data_.dtype()),
+        type_string(data_.dtype()),
         " ",
         shape_str(data_.sizes()),
         "]",

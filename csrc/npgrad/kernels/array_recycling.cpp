@@ -52,7 +52,8 @@ PyObject* reuse_array(int nd, const npy_intp* dims, int type) {
 
 void init_array_recycling() {
   for (int i = 0; i < kNumScalarTypes; ++i) {
-    // Builtin descriptors are immortal singletons: a borrowed pointer is fine.
+    // Builtin descriptors are immortal singletons and a registered one
+    // (bfloat16's) lives as long as NumPy: a borrowed pointer is fine.
     PyArray_Descr* d =
         PyArray_DescrFromType(npy_type(static_cast<ScalarType>(i)));
     recycled_.descrs[i] = d;

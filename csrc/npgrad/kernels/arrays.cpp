@@ -43,6 +43,10 @@ template <>
 Half element_from_double<Half>(double v) {
   return Half{float_to_half(to_float(v))};
 }
+template <>
+BFloat16 element_from_double<BFloat16>(double v) {
+  return BFloat16{float_to_bfloat16(to_float(v))};
+}
 
 // An element as item() returns it.
 template <typename T>
@@ -52,6 +56,10 @@ double element_to_double(T v) {
 template <>
 double element_to_double<Half>(Half v) {
   return half_to_float(v.bits);
+}
+template <>
+double element_to_double<BFloat16>(BFloat16 v) {
+  return bfloat16_to_float(v.bits);
 }
 }  // namespace
 
@@ -250,7 +258,7 @@ void fill(const Tensor& dst, double value) {
 #undef NPGRAD_FILL_CASE
     }
   }
-  IgnoreFpErrors quiet;  // a float too large for float16 becomes inf
+  IgnoreFpErrors quiet;  // a float too large for a reduced float becomes inf
   Ref v(
       is_floating(dst.dtype())
           ? PyFloat_FromDouble(value)

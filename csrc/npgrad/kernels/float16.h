@@ -1,7 +1,7 @@
 #pragma once
-// Scalar conversions between double and the narrower float formats, for the
-// values the kernels read and write themselves (item, fill, wrapped numbers,
-// the scalars of direct inner loops).
+// Scalar conversions between double and the narrower float formats (float,
+// float16, bfloat16), for the values the kernels read and write themselves
+// (item, fill, wrapped numbers, the scalars of direct inner loops).
 
 #include <cfloat>
 #include <cmath>
@@ -73,6 +73,25 @@ inline uint16_t float_to_half(float f) {
   uint32_t odd = (bits >> 13) & 1u;
   bits += (static_cast<uint32_t>(15 - 127) << 23) + 0xfffu + odd;
   return sign | static_cast<uint16_t>(bits >> 13);
+}
+
+// bfloat16 <-> float, as c10::BFloat16 converts: the float's upper 16 bits,
+// rounded to nearest even; a nan becomes the quiet nan 0x7fc0.
+inline float bfloat16_to_float(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+inline uint16_t float_to_bfloat16(float f) {
+  if (std::isnan(f)) {
+    return 0x7fc0;
+  }
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  uint32_t odd = (bits >> 16) & 1u;
+  return static_cast<uint16_t>((bits + 0x7fffu + odd) >> 16);
 }
 
 }  // namespace npgrad::kernels

@@ -103,33 +103,25 @@ struct GilGuard {
   ~GilGuard() { PyGILState_Release(state); }
 };
 
-// NumPy's type number of a dtype, from the table's NPY_* column (Note [The
-// dtype table]).
+// NumPy's type numbers of the table's dtypes, looked up by their NumPy names
+// when NumPy is imported (init): bfloat16's is not a constant, ml_dtypes
+// registers it with NumPy when imported.
+extern int npy_types_[kNumScalarTypes];
+
+// NumPy's type number of a dtype.
 inline int npy_type(ScalarType t) {
-  // clang-format off
-#define NPGRAD_NPY_TYPE_ENTRY(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy, npy) \
-  NPY_##npy,
-  // clang-format on
-  static constexpr int kNpyTypes[kNumScalarTypes] = {
-      NPGRAD_FORALL_DTYPES(NPGRAD_NPY_TYPE_ENTRY)};
-#undef NPGRAD_NPY_TYPE_ENTRY
-  return kNpyTypes[static_cast<int>(t)];
+  return npy_types_[static_cast<int>(t)];
 }
 
 // The dtype whose NumPy type number is `type`, as its index in the table, or
 // -1 for a NumPy type npgrad does not support.
 inline int dtype_index(int type) {
-  switch (type) {
-    // clang-format off
-#define NPGRAD_NPY_TYPE_CASE(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy, npy) \
-  case NPY_##npy:                                                                                          \
-    return static_cast<int>(ScalarType::name);
-    // clang-format on
-    NPGRAD_FORALL_DTYPES(NPGRAD_NPY_TYPE_CASE)
-#undef NPGRAD_NPY_TYPE_CASE
-    default:
-      return -1;
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    if (npy_types_[i] == type) {
+      return i;
+    }
   }
+  return -1;
 }
 
 // t's ndarray; made here for a wrapped number that has none yet.

@@ -95,7 +95,7 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute);
 /// Writes op(a, b) into out (broadcast to out's shape).
 void binary_out(Binary op, const Tensor& a, const Tensor& b, const Tensor& out);
 Tensor unary(const UnaryUfunc& op, const Tensor& a, ScalarType compute);
-/// a op alpha * b for op Add or Sub. float16 is computed in float32 and
+/// a op alpha * b for op Add or Sub. A reduced float is computed in float32 and
 /// rounded once, as torch's add kernel does.
 Tensor binary_with_alpha(
     Binary op,
@@ -106,7 +106,7 @@ Tensor binary_with_alpha(
 void unary_out(const UnaryUfunc& op, const Tensor& a, const Tensor& out);
 /// 1 / (1 + exp(-a)) in the stable form (no overflow for large |a|).
 Tensor sigmoid(const Tensor& a, ScalarType compute);
-/// f32 (float32; float16 computes through it and rounds once) or f64
+/// f32 (float32; a reduced float computes through it and rounds once) or f64
 /// (float64) applied to each element: math NumPy has no ufunc for (erf).
 Tensor unary_map(
     const Tensor& a,

@@ -12,6 +12,7 @@ namespace npgrad::kernels {
 
 NumpyFunctions np_;
 bool initialized_ = false;
+int npy_types_[kNumScalarTypes] = {};
 
 namespace {
 
@@ -76,8 +77,22 @@ void init() {
   if (PyArray_ImportNumPyAPI() < 0) {
     throw_python_error();
   }
-  init_array_recycling();
+  // Importing ml_dtypes registers bfloat16 (its descriptor, casts and ufunc
+  // loops) with NumPy, under a type number NumPy assigns then.
+  Ref ml_dtypes(PyImport_ImportModule("ml_dtypes"));
   Ref numpy(PyImport_ImportModule("numpy"));
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    Ref name(PyUnicode_FromString(
+        dtype_info(static_cast<ScalarType>(i)).numpy_name));
+    PyArray_Descr* descr = nullptr;
+    if (PyArray_DescrConverter(name.p, &descr) == 0) {
+      throw_python_error();
+    }
+    npy_types_[i] = descr->type_num;
+    // Registered descriptors live as long as NumPy: no reference is kept.
+    Py_DECREF(descr);
+  }
+  init_array_recycling();
   auto get = [&](const char* name) {
     return check(PyObject_GetAttrString(numpy.p, name));
   };

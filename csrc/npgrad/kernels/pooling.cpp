@@ -233,17 +233,17 @@ Shape pooled_sizes(const Tensor& a, const PoolWindows& win) {
   return sizes;
 }
 
-// f computed in float32 for a float16 tensor, the result rounded once.
+// f computed in float32 for a reduced-float tensor, the result rounded once.
 template <typename F>
 Tensor through_float32(const Tensor& a, F&& f) {
-  return cast(f(cast(a, ScalarType::Float32)), ScalarType::Float16);
+  return cast(f(cast(a, ScalarType::Float32)), a.dtype());
 }
 
 }  // namespace
 
 std::pair<Tensor, Tensor> max_pool2d(
     const Tensor& a, const PoolWindows& win, const char* name) {
-  if (a.dtype() == ScalarType::Float16) {
+  if (is_reduced_float(a.dtype())) {
     Tensor indices;
     Tensor values = through_float32(a, [&](const Tensor& f) {
       auto r = max_pool2d(f, win, name);
@@ -266,7 +266,7 @@ Tensor avg_pool2d(
     const PoolWindows& win,
     const std::vector<int64_t>& divisors,
     const char* name) {
-  if (a.dtype() == ScalarType::Float16) {
+  if (is_reduced_float(a.dtype())) {
     return through_float32(
         a, [&](const Tensor& f) { return avg_pool2d(f, win, divisors, name); });
   }
@@ -282,7 +282,7 @@ Tensor avg_pool2d_backward(
     const Shape& self_sizes,
     const PoolWindows& win,
     const std::vector<int64_t>& divisors) {
-  if (grad.dtype() == ScalarType::Float16) {
+  if (is_reduced_float(grad.dtype())) {
     return through_float32(grad, [&](const Tensor& f) {
       return avg_pool2d_backward(f, self_sizes, win, divisors);
     });
@@ -296,7 +296,7 @@ Tensor avg_pool2d_backward(
 
 Tensor scatter_to_planes(
     const Tensor& grad, const Tensor& indices, const Shape& self_sizes) {
-  if (grad.dtype() == ScalarType::Float16) {
+  if (is_reduced_float(grad.dtype())) {
     return through_float32(grad, [&](const Tensor& f) {
       return scatter_to_planes(f, indices, self_sizes);
     });

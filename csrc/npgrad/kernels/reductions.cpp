@@ -33,8 +33,8 @@ Tensor reduce_in(
     bool keepdim,
     ScalarType dtype) {
   IgnoreFpErrors quiet;
-  if (dtype == ScalarType::Float16) {
-    // See Note [float16 computes in float32 where torch does].
+  if (is_reduced_float(dtype)) {
+    // See Note [Reduced floats compute in float32 where torch does].
     Tensor input = a.dtype() == dtype ? a : cast(a, dtype);
     return cast(
         reduce_in(reduce, input, dims, keepdim, ScalarType::Float32), dtype);
@@ -100,8 +100,8 @@ Tensor argmax(
 
 Tensor softmax(const Tensor& a, int64_t dim, bool log) {
   IgnoreFpErrors quiet;
-  if (a.dtype() == ScalarType::Float16) {
-    // See Note [float16 computes in float32 where torch does].
+  if (is_reduced_float(a.dtype())) {
+    // See Note [Reduced floats compute in float32 where torch does].
     return cast(softmax(cast(a, ScalarType::Float32), dim, log), a.dtype());
   }
   // shifted = a - max(a, dim); softmax = exp(shifted) / sum(exp(shifted));
@@ -216,11 +216,12 @@ Tensor probs_from_lse(const Tensor& scores, const Tensor& lse) {
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
   IgnoreFpErrors quiet;
-  if (a.dtype() == ScalarType::Float16 && b.dtype() == ScalarType::Float16) {
-    // See Note [float16 computes in float32 where torch does]. NumPy's own
-    // float16 matmul is a scalar loop without BLAS.
+  if (is_reduced_float(a.dtype()) && b.dtype() == a.dtype()) {
+    // See Note [Reduced floats compute in float32 where torch does]. NumPy's
+    // own float16 matmul is a scalar loop without BLAS (bfloat16's returns
+    // float32).
     constexpr ScalarType f32 = ScalarType::Float32;
-    return cast(matmul(cast(a, f32), cast(b, f32)), ScalarType::Float16);
+    return cast(matmul(cast(a, f32), cast(b, f32)), a.dtype());
   }
   BufferCacheScope cached(is_large(a) || is_large(b));
   PyObject* args[2] = {obj(a), obj(b)};

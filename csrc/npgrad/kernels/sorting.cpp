@@ -7,9 +7,9 @@ namespace {
 
 Tensor scan(const Tensor& a, int64_t dim, ScalarType dtype, bool is_prod) {
   IgnoreFpErrors quiet;
-  if (dtype == ScalarType::Float16) {
-    // torch accumulates float16 in float32 and rounds each output once. See
-    // Note [float16 computes in float32 where torch does].
+  if (is_reduced_float(dtype)) {
+    // torch accumulates a reduced float in float32 and rounds each output
+    // once. See Note [Reduced floats compute in float32 where torch does].
     constexpr ScalarType f32 = ScalarType::Float32;
     return cast(scan(cast(a, f32), dim, f32, is_prod), dtype);
   }

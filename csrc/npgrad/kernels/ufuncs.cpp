@@ -38,6 +38,14 @@ PyObject* check_broadcast(
 
 PyObject* operand(const Tensor& t, ScalarType dtype) {
   if (t.impl()->is_wrapped_number) {
+    if (npy_type(dtype) >= NPY_USERDEF) {
+      // NumPy treats a Python number as weakly typed only beside its own
+      // dtypes: beside bfloat16 a float would promote to float32. The value
+      // is stored as torch converts a scalar, in a 0-dim array of dtype.
+      Tensor value = scalar_tensor(item(t), dtype, false);
+      Py_INCREF(obj(value));
+      return obj(value);
+    }
     double v = item(t);
     if (is_floating(dtype)) {
       return check(PyFloat_FromDouble(v));
@@ -74,23 +82,25 @@ PyObject* operand(const Tensor& t, ScalarType dtype) {
       PyArray_CastToType(arr(t), PyArray_DescrFromType(npy_type(dtype)), 0));
 }
 
-// Note [float16 computes in float32 where torch does]
-// NumPy's float16 ufunc loops convert each element to float, compute and round
-// once, which is what torch's CPU kernels do, so pointwise ops on float16 are
+// Note [Reduced floats compute in float32 where torch does]
+// NumPy's float16 ufunc loops, and ml_dtypes' bfloat16 ones, convert each
+// element to float, compute and round once, which is what torch's CPU kernels
+// do for these reduced floats (is_reduced_float), so pointwise ops on them are
 // NumPy's. Where npgrad composes a result from several NumPy steps (sigmoid,
-// softmax) or NumPy would round between steps (a reduction's partial sums
-// along a non-contiguous axis), float16 inputs are computed in float32 and
-// rounded once at the end, as torch accumulates half in float: otherwise each
-// intermediate rounding adds an error of up to 2^-11. matmul also goes
-// through float32, where NumPy has BLAS. Multiplying or dividing by a scalar
-// (a Python number or a 0-dim tensor of another dtype as the second operand)
-// is the other case: torch's mul and div kernels read the scalar's original
-// value in float, where NumPy would first round it to float16 (x * 0.1
-// differs in the last bit for a third of all x). torch's add, sub and pow
-// round the scalar to float16 first, as NumPy does.
+// softmax) or NumPy would round between steps (a reduction's partial sums),
+// reduced-float inputs are computed in float32 and rounded once at the end,
+// as torch accumulates them in float (their opmath_type): otherwise each
+// intermediate rounding adds an error of up to 2^-11 (float16) or 2^-8
+// (bfloat16). matmul also goes through float32, where NumPy has BLAS.
+// Multiplying or dividing by a scalar (a Python number or a 0-dim tensor of
+// another dtype as the second operand) is the other case: torch's mul and div
+// kernels read the scalar's original value in float, where NumPy would first
+// round it to the reduced float (x * 0.1 differs in the last bit for a third
+// of all float16 x). torch's add, sub and pow round the scalar to the
+// reduced float first, as NumPy does.
 namespace {
 bool scalar_in_float32(Binary op, const Tensor& b, ScalarType compute) {
-  return compute == ScalarType::Float16 &&
+  return is_reduced_float(compute) &&
          (op == Binary::Mul || op == Binary::Div) && b.dim() == 0 &&
          b.dtype() != compute;
 }
@@ -141,7 +151,7 @@ Tensor binary_with_alpha(
   if (alpha == 1) {
     return binary(op, a, b, compute);
   }
-  if (compute != ScalarType::Float16) {
+  if (!is_reduced_float(compute)) {
     Tensor scaled = binary(
         Binary::Mul,
         b,
@@ -149,10 +159,10 @@ Tensor binary_with_alpha(
         compute);
     return binary(op, a, scaled, compute);
   }
-  // See Note [float16 computes in float32 where torch does]: torch rounds
-  // alpha to float16, then computes a + alpha * b in float.
+  // See Note [Reduced floats compute in float32 where torch does]: torch
+  // rounds alpha to the reduced float, then computes a + alpha * b in float.
   constexpr ScalarType f32 = ScalarType::Float32;
-  double rounded = half_to_float(float_to_half(to_float(alpha)));
+  double rounded = item(scalar_tensor(alpha, compute, true));
   Tensor scaled = binary(
       Binary::Mul,
       cast(b, f32),
@@ -216,8 +226,8 @@ void unary_out(const UnaryUfunc& op, const Tensor& a, const Tensor& out) {
 
 Tensor sigmoid(const Tensor& a, ScalarType compute) {
   IgnoreFpErrors quiet;
-  if (compute == ScalarType::Float16) {
-    // See Note [float16 computes in float32 where torch does].
+  if (is_reduced_float(compute)) {
+    // See Note [Reduced floats compute in float32 where torch does].
     return cast(sigmoid(a, ScalarType::Float32), compute);
   }
   static const UnaryUfunc& absolute = unary_ufunc("absolute");
@@ -269,7 +279,8 @@ Tensor unary_map(
     ScalarType compute,
     float (*f32)(float),
     double (*f64)(double)) {
-  // float16 reads as float, computes and rounds once, as torch's kernels do.
+  // A reduced float reads as float, computes and rounds once, as torch's
+  // kernels do.
   ScalarType work = compute == ScalarType::Float64 ? ScalarType::Float64
                                                    : ScalarType::Float32;
   Tensor out = cast(a, work);  // a fresh contiguous array nobody else holds
@@ -283,7 +294,7 @@ Tensor unary_map(
 
 Tensor where(
     const Tensor& cond, const Tensor& a, const Tensor& b, ScalarType dtype) {
-  IgnoreFpErrors quiet;  // casting a float into float16 may overflow to inf
+  IgnoreFpErrors quiet;  // casting a float into a reduced float may overflow
   BufferCacheScope cached(is_large(cond) || is_large(a) || is_large(b));
   Ref x(operand(a, dtype));
   Ref y(operand(b, dtype));

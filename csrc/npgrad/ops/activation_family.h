@@ -24,7 +24,8 @@
 //              and differentiates with backward_from_result)
 //   forward    `static Tensor forward(const Tensor& self, const
 //              ParamValues& p)`: npgrad ops run in no-grad mode, in the
-//              input's dtype (float16 computes in float32, rounded once);
+//              input's dtype (a reduced float computes in float32, rounded
+//              once);
 //              the result has the input's dtype
 //   backward   `static Tensor backward(const Tensor& grad, const Tensor&
 //              self, const ParamValues& p)`, written with npgrad ops so that
@@ -117,13 +118,13 @@ void check_activation(const Tensor& input, const ParamValues& p) {
   }
 }
 
-// The forward's value: float16 computes in float32 and rounds once, as
-// torch's kernels do; the result keeps the input's dtype.
+// The forward's value: a reduced float computes in float32 and rounds once,
+// as torch's kernels do; the result keeps the input's dtype.
 template <typename Op>
 Tensor run_activation(const Tensor& input, const ParamValues& p) {
   autograd::AutoGradMode no_grad(false);
   ScalarType dtype = input.dtype();
-  Tensor out = dtype == ScalarType::Float16
+  Tensor out = is_reduced_float(dtype)
                    ? Op::forward(kernels::cast(input, ScalarType::Float32), p)
                    : Op::forward(input, p);
   return out.dtype() == dtype ? out : kernels::cast(out, dtype);

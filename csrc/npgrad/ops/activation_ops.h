@@ -337,11 +337,8 @@ struct LogSigmoid {
 
 // The shrinks' lambd: torch's range check against the input dtype's range.
 inline void check_lambd(const Tensor& input, double lambd) {
-  double top = input.dtype() == ScalarType::Float64
-                   ? std::numeric_limits<double>::max()
-               : input.dtype() == ScalarType::Float16
-                   ? 65504.0
-                   : std::numeric_limits<float>::max();
+  double top = is_floating(input.dtype()) ? largest_finite(input.dtype())
+                                          : std::numeric_limits<float>::max();
   NPGRAD_CHECK(
       lambd >= 0 && lambd <= top,
       "lambda must be in range [0, ",

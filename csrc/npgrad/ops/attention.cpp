@@ -67,8 +67,8 @@ Tensor attention_scores(
 }
 
 std::pair<Tensor, Tensor> attention_probs(const Tensor& scores) {
-  if (scores.dtype() == ScalarType::Float16) {
-    // float16 computes in float32 and rounds once, as torch's kernel.
+  if (is_reduced_float(scores.dtype())) {
+    // A reduced float computes in float32 and rounds once, as torch's kernel.
     auto [p, lse] = attention_probs(to_dtype(scores, ScalarType::Float32));
     return {to_dtype(p, scores.dtype()), to_dtype(lse, scores.dtype())};
   }
@@ -92,9 +92,9 @@ std::pair<Tensor, Tensor> scaled_dot_product_flash_attention(
   Tensor out, lse;
   {
     AutoGradMode no_grad(false);
-    // float16 computes in float32 and rounds the results once, as torch's.
-    ScalarType dt = query.dtype() == ScalarType::Float16 ? ScalarType::Float32
-                                                         : query.dtype();
+    // A reduced float computes in float32 and rounds the results once, as
+    // torch's.
+    ScalarType dt = opmath_type(query.dtype());
     Tensor q = to_dtype(query, dt);
     Tensor scores = attention_scores(
         q,

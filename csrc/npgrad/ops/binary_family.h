@@ -393,8 +393,8 @@ void differentiable_binary_(
       }
     }
   }
-  if (Op::alpha && alpha != 1 && compute == ScalarType::Float16) {
-    // float16 with alpha rounds once, through float32 (kernels'
+  if (Op::alpha && alpha != 1 && is_reduced_float(compute)) {
+    // A reduced float with alpha rounds once, through float32 (kernels'
     // binary_with_alpha); NumPy's out= would round twice.
     kernels::copy_into(
         self, detail::run_binary_kernel<Op>(self, other, alpha, compute));

@@ -6,7 +6,7 @@
 // stubs.
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
-#include "npgrad/autograd/nodes/half_formulas.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/ops/binary_family.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/unary_ops.h"
@@ -428,12 +428,13 @@ struct TanhBackward {
   static constexpr bool alpha = false;
   static constexpr unsigned self_reads = Operand::Other;
   static constexpr unsigned other_reads = Operand::Self | Operand::Other;
-  // grad_output * (1 - output^2), float16 through float32 as torch's kernel.
+  // grad_output * (1 - output^2), a reduced float through float32 as torch's
+  // kernel.
   // The products go into the temporary 1 - output^2, never into grad_output
   // (the node saves it after the kernel).
   static Tensor kernel(
       const Tensor& grad_output, const Tensor& output, ScalarType) {
-    return autograd::round_float16_once(
+    return autograd::round_reduced_float_once(
         grad_output, output, [](const Tensor& g, const Tensor& y) {
           return mul_reusing(one_minus_reusing(mul(y, y)), g);
         });
@@ -464,14 +465,21 @@ struct SigmoidBackward {
   static constexpr bool alpha = false;
   static constexpr unsigned self_reads = Operand::Other;
   static constexpr unsigned other_reads = Operand::Self | Operand::Other;
-  // grad_output * (1 - output) * output, in torch's order; for float16
-  // torch rounds after each step too (its kernel has no float path). The
-  // products go into the temporary 1 - output: one buffer.
+  // grad_output * (1 - output) * output, in torch's order. torch's kernel
+  // computes bfloat16 in float and rounds once, but rounds float16 after each
+  // step (it has no float path for Half). The products go into the temporary
+  // 1 - output: one buffer.
   static Tensor kernel(
       const Tensor& grad_output, const Tensor& output, ScalarType) {
-    Tensor t = rsub(output, 1);
-    t = mul_reusing(t, grad_output);
-    return mul_reusing(t, output);
+    auto formula = [](const Tensor& g, const Tensor& y) {
+      Tensor t = rsub(y, 1);
+      t = mul_reusing(t, g);
+      return mul_reusing(t, y);
+    };
+    if (grad_output.dtype() == ScalarType::BFloat16) {
+      return autograd::round_reduced_float_once(grad_output, output, formula);
+    }
+    return formula(grad_output, output);
   }
   static Tensor grad_self(const Tensor& grad, const BinaryOperands& s) {
     return sigmoid_backward(grad, s.other);

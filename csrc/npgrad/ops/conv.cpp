@@ -263,15 +263,15 @@ void check_convolution(
   }
 }
 
-// The convolution's value (no graph). float16 computes in float32 and rounds
-// once, as torch's CPU kernels accumulate in float.
+// The convolution's value (no graph). A reduced float computes in float32 and
+// rounds once, as torch's CPU kernels accumulate in float.
 Tensor convolution_values(
     const Tensor& input,
     const Tensor& weight,
     const Tensor& bias,
     const ConvArgs& a) {
   ScalarType dtype = input.dtype();
-  if (dtype == ScalarType::Float16) {
+  if (is_reduced_float(dtype)) {
     constexpr ScalarType f32 = ScalarType::Float32;
     Tensor b = bias.defined() ? kernels::cast(bias, f32) : bias;
     Tensor out = convolution_values(
@@ -417,10 +417,7 @@ void check_window_args(
 void check_window_dtype(const char* kernel, const Tensor& t) {
   ScalarType d = t.dtype();
   unary_ops::check_kernel_dtype(
-      kernel,
-      t,
-      d == ScalarType::Float32 || d == ScalarType::Float64 ||
-          d == ScalarType::Float16 || d == ScalarType::Bool);
+      kernel, t, is_floating(d) || d == ScalarType::Bool);
 }
 
 }  // namespace
@@ -631,7 +628,7 @@ Tensor col2im(
                         : self;
   int64_t channels = s[nd - 2] / kernel_numel;
   Tensor out;
-  if (self.dtype() == ScalarType::Float16 || self.dtype() == ScalarType::Bool) {
+  if (is_reduced_float(self.dtype()) || self.dtype() == ScalarType::Bool) {
     // Summed in float32 and rounded once (bool: any column set).
     out = kernels::cast(
         kernels::col2im(

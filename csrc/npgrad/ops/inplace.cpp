@@ -253,8 +253,8 @@ void check_number_fits(double value, ScalarType dtype) {
 }
 
 void check_fill_value(double value, ScalarType dtype, int64_t numel) {
-  // torch's one-element float16 fill converts without the check.
-  if (!(dtype == ScalarType::Float16 && numel == 1)) {
+  // torch's one-element reduced-float fill converts without the check.
+  if (!(is_reduced_float(dtype) && numel == 1)) {
     check_number_fits(value, dtype);
   }
 }

@@ -28,9 +28,10 @@ std::shared_ptr<NodeT> make_product_node(
   return node;
 }
 
-/// beta * self + alpha * (a @ b) through NumPy's matmul; float16 computes in
-/// float32 and rounds once, as torch's CPU kernels accumulate in float. With
-/// beta == 0 self is not read (a NaN in it does not propagate), as in torch.
+/// beta * self + alpha * (a @ b) through NumPy's matmul; a reduced float
+/// computes in float32 and rounds once, as torch's CPU kernels accumulate in
+/// float. With beta == 0 self is not read (a NaN in it does not propagate), as
+/// in torch.
 Tensor scaled_product(
     const Tensor* self,
     const Tensor& a,
@@ -38,8 +39,7 @@ Tensor scaled_product(
     double beta,
     double alpha) {
   ScalarType dtype = a.dtype();
-  ScalarType compute =
-      dtype == ScalarType::Float16 ? ScalarType::Float32 : dtype;
+  ScalarType compute = opmath_type(dtype);
   auto in = [compute](const Tensor& x) {
     return x.dtype() == compute ? x : kernels::cast(x, compute);
   };

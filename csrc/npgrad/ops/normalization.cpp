@@ -21,8 +21,8 @@ using namespace npgrad::autograd;
 
 namespace {
 
-// The dtype the loops run in: float64 stays, float32 and float16 compute in
-// float32 (torch's CPU kernels accumulate float16 in float32).
+// The dtype the loops run in: float64 stays, float32 and the reduced floats
+// compute in float32 (torch's CPU kernels accumulate them in float32).
 ScalarType loop_dtype(ScalarType t) {
   return t == ScalarType::Float64 ? ScalarType::Float64 : ScalarType::Float32;
 }
@@ -362,8 +362,8 @@ Tensor embedding(
       indices.dtype() == ScalarType::Int64 ||
           indices.dtype() == ScalarType::Int32,
       "Expected tensor for argument #1 'indices' to have one of the following "
-      "scalar types: Long, Int; but got torch.",
-      kDtypeInfo[static_cast<int>(indices.dtype())].legacy_type_name,
+      "scalar types: Long, Int; but got ",
+      type_string(indices.dtype()),
       " instead (while checking arguments for embedding)");
   int64_t V = weight.sizes()[0];
   NPGRAD_CHECK_INDEX(

@@ -121,18 +121,18 @@ Tensor sum(
 }
 
 namespace {
-// sum / n. torch's CPU mean divides a float16 sum while it is still in float32
-// and rounds once (see Note [float16 computes in float32 where torch does]).
+// sum / n. torch's CPU mean divides a reduced-float sum while it is still in
+// float32 and rounds once (see Note [Reduced floats compute in float32 where
+// torch does]).
 Tensor mean_values(
     const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  bool half = a.dtype() == ScalarType::Float16;
-  Tensor out =
-      kernels::sum(a, dims, keepdim, half ? ScalarType::Float32 : a.dtype());
+  bool reduced = is_reduced_float(a.dtype());
+  Tensor out = kernels::sum(a, dims, keepdim, opmath_type(a.dtype()));
   double n = static_cast<double>(a.numel()) /
              static_cast<double>(std::max<int64_t>(out.numel(), 1));
   kernels::binary_out(
       kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
-  return half ? kernels::cast(out, a.dtype()) : out;
+  return reduced ? kernels::cast(out, a.dtype()) : out;
 }
 }  // namespace
 
@@ -347,7 +347,7 @@ std::vector<int64_t> var_dims(const Tensor& a, const VarArgs& args) {
 }
 
 // (var or std, mean) of a floating tensor over wrapped dims (all when empty),
-// in its dtype; float16 computes in float32 and rounds once.
+// in its dtype; a reduced float computes in float32 and rounds once.
 std::pair<Tensor, Tensor> var_values(
     const Tensor& a,
     const std::vector<int64_t>& dims,
@@ -358,9 +358,9 @@ std::pair<Tensor, Tensor> var_values(
       is_floating(a.dtype()),
       fn,
       " only support floating point and complex dtypes");
-  bool half = a.dtype() == ScalarType::Float16;
-  ScalarType dt = half ? ScalarType::Float32 : a.dtype();
-  Tensor x = half ? kernels::cast(a, dt) : a;
+  bool reduced = is_reduced_float(a.dtype());
+  ScalarType dt = opmath_type(a.dtype());
+  Tensor x = reduced ? kernels::cast(a, dt) : a;
   double n = reduced_numel(a.sizes(), dims);
   Tensor centre = kernels::sum(x, dims, true, dt);
   div_by(centre, n);
@@ -374,7 +374,7 @@ std::pair<Tensor, Tensor> var_values(
   }
   Tensor mean = kernels::sum(x, dims, args.keepdim, dt);
   div_by(mean, n);
-  if (half) {
+  if (reduced) {
     return {kernels::cast(out, a.dtype()), kernels::cast(mean, a.dtype())};
   }
   return {out, mean};
@@ -442,9 +442,10 @@ Tensor logsumexp(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
   }
   std::vector<int64_t> wrapped = wrap_dims(std::move(dims), a.dim());
   Tensor x = as_float(a);
-  bool half = x.dtype() == ScalarType::Float16;
-  ScalarType dt = half ? ScalarType::Float32 : x.dtype();
-  if (half) {
+  ScalarType dtype = x.dtype();
+  bool reduced = is_reduced_float(dtype);
+  ScalarType dt = opmath_type(dtype);
+  if (reduced) {
     x = kernels::cast(x, dt);
   }
   Tensor out;
@@ -471,8 +472,8 @@ Tensor logsumexp(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
     kernels::unary_out(log, out, out);
     kernels::binary_out(kernels::Binary::Add, out, finite_max(keepdim), out);
   }
-  if (half) {
-    out = kernels::cast(out, ScalarType::Float16);
+  if (reduced) {
+    out = kernels::cast(out, dtype);
   }
   if (compute_requires_grad({&a})) {
     auto node = record(out, a, make_node<LogsumexpBackward0>());
@@ -521,15 +522,15 @@ Tensor prod(
 
 namespace {
 // |x|^ord summed over dims, then the ord-th root: the values of vector_norm,
-// in x's dtype (float16 computes in float32 and rounds once).
+// in x's dtype (a reduced float computes in float32 and rounds once).
 Tensor norm_values(
     const Tensor& x,
     double ord,
     const std::vector<int64_t>& dims,
     bool keepdim) {
   kernels::IgnoreFpErrors quiet;
-  bool half = x.dtype() == ScalarType::Float16;
-  ScalarType dt = half ? ScalarType::Float32 : x.dtype();
+  bool reduced = is_reduced_float(x.dtype());
+  ScalarType dt = opmath_type(x.dtype());
   static const kernels::UnaryUfunc& abs_ = kernels::unary_ufunc("absolute");
   static const kernels::UnaryUfunc& sqrt_ = kernels::unary_ufunc("sqrt");
   Tensor a = kernels::unary(abs_, x, dt);
@@ -556,7 +557,7 @@ Tensor norm_values(
         wrapped_scalar(1 / ord, ScalarType::Float64),
         out);
   }
-  return half ? kernels::cast(out, x.dtype()) : out;
+  return reduced ? kernels::cast(out, x.dtype()) : out;
 }
 
 std::string format_ord(double ord) {

@@ -52,18 +52,19 @@ void check_lerp(const Tensor& self, const Tensor& end, const Tensor* weight) {
 
 // torch's lerp kernel: self + w * (end - self) for |w| < 0.5, else
 // end - (end - self) * (1 - w) (exact at w == 1).
-Tensor half_to_float(const Tensor& t) {
-  return t.dtype() == ScalarType::Float16
-             ? kernels::cast(t, ScalarType::Float32)
-             : t;
+// A reduced float as float32 (its opmath type); any other dtype as it is.
+Tensor reduced_to_float(const Tensor& t) {
+  return is_reduced_float(t.dtype()) ? kernels::cast(t, ScalarType::Float32)
+                                     : t;
 }
 
 Tensor lerp_value(const Tensor& self, const Tensor& end, double weight) {
-  if (self.dtype() == ScalarType::Float16) {
-    // float16 computes in float32 and rounds once, as torch's kernel does.
+  if (is_reduced_float(self.dtype())) {
+    // A reduced float computes in float32 and rounds once, as torch's kernel
+    // does.
     return kernels::cast(
-        lerp_value(half_to_float(self), half_to_float(end), weight),
-        ScalarType::Float16);
+        lerp_value(reduced_to_float(self), reduced_to_float(end), weight),
+        self.dtype());
   }
   AutoGradMode no_grad(false);
   Tensor diff = sub(end, self);
@@ -74,11 +75,13 @@ Tensor lerp_value(const Tensor& self, const Tensor& end, double weight) {
 }
 
 Tensor lerp_value(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  if (self.dtype() == ScalarType::Float16) {
+  if (is_reduced_float(self.dtype())) {
     return kernels::cast(
         lerp_value(
-            half_to_float(self), half_to_float(end), half_to_float(weight)),
-        ScalarType::Float16);
+            reduced_to_float(self),
+            reduced_to_float(end),
+            reduced_to_float(weight)),
+        self.dtype());
   }
   AutoGradMode no_grad(false);
   Tensor w = to_dtype(weight, self.dtype());
@@ -99,16 +102,17 @@ Tensor addc_value(
   AutoGradMode no_grad(false);
   Tensor product = divide ? div(tensor1, tensor2) : mul(tensor1, tensor2);
   ScalarType dt = result_type(self, product);
-  if (dt == ScalarType::Float16) {
-    // float16 computes in float32 and rounds once, as torch's kernel does.
+  if (is_reduced_float(dt)) {
+    // A reduced float computes in float32 and rounds once, as torch's kernel
+    // does.
     return kernels::cast(
         addc_value(
-            half_to_float(self),
-            half_to_float(tensor1),
-            half_to_float(tensor2),
+            reduced_to_float(self),
+            reduced_to_float(tensor1),
+            reduced_to_float(tensor2),
             value,
             divide),
-        ScalarType::Float16);
+        dt);
   }
   bool integral = !is_floating(dt);
   Tensor scale = integral ? wrapped_scalar(std::trunc(value), ScalarType::Int64)

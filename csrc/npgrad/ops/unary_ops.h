@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
-#include "npgrad/autograd/nodes/half_formulas.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/unary_family.h"
 #include "npgrad/util/error.h"
@@ -319,7 +319,7 @@ struct Rsqrt {
   static constexpr Promotes promotes = Promotes::ToFloat;
   static constexpr bool inplace = true;
   // NumPy has no rsqrt ufunc; torch's kernel is 1 / sqrt(x) (one rounding of
-  // float16, which computes in float).
+  // a reduced float, which computes in float).
   static Tensor kernel(const Tensor& input, ScalarType compute) {
     return kernels::unary_map(
         input,

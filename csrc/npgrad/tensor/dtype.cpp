@@ -12,16 +12,29 @@ std::string legacy_type_name(ScalarType t) {
   return std::string("torch.") + dtype_info(t).legacy_type_name;
 }
 
+std::string type_string(ScalarType t) {
+  if (t == ScalarType::BFloat16) {
+    return std::string("CPU") + dtype_info(t).scalar_type_name + "Type";
+  }
+  return legacy_type_name(t);
+}
+
 std::string dtype_abbrev(ScalarType t) {
   return dtype_info(t).abbrev;
 }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {
-  // The lattice is the table's order but for one pair, which torch joins
-  // above both: no 8-bit type holds every uint8 and every int8 value.
+  // The lattice is the table's order but for two pairs, which torch joins
+  // above both: no 8-bit type holds every uint8 and every int8 value, and
+  // neither 16-bit float holds the other (float16 has the precision,
+  // bfloat16 the range).
   if ((a == ScalarType::UInt8 && b == ScalarType::Int8) ||
       (a == ScalarType::Int8 && b == ScalarType::UInt8)) {
     return ScalarType::Int16;
+  }
+  if ((a == ScalarType::Float16 && b == ScalarType::BFloat16) ||
+      (a == ScalarType::BFloat16 && b == ScalarType::Float16)) {
+    return ScalarType::Float32;
   }
   return static_cast<uint8_t>(a) > static_cast<uint8_t>(b) ? a : b;
 }

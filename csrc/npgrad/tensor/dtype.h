@@ -16,6 +16,11 @@ namespace npgrad {
 struct Half {
   uint16_t bits;
 };
+/// bfloat16's element as stored: the upper 16 bits of a float. Arithmetic on
+/// bfloat16 is ml_dtypes' NumPy loops'; the kernels convert single values.
+struct BFloat16 {
+  uint16_t bits;
+};
 
 // Note [The dtype table]
 // Everything npgrad states per dtype, one row each, in the order of torch's
@@ -29,21 +34,22 @@ struct Half {
 //   ("float", in some of its messages); the abbreviation of torch's autograd
 //   debug logging ("f32"); the category (bool < integral < floating, as
 //   promotion ranks them); the Tensor conversion method ("float":
-//   Tensor.float()); NumPy's dtype name ("float32"); NumPy's type number as
-//   the suffix of NPY_* (FLOAT32), which only the kernels expand, so this
-//   header stays free of NumPy.
+//   Tensor.float()); NumPy's dtype name ("float32"), by which the kernels
+//   look up its NumPy descriptor when NumPy is imported (bfloat16 has no
+//   fixed NPY_* number: ml_dtypes registers it at import).
 // clang-format off
-#define NPGRAD_FORALL_DTYPES(_)                                                                                       \
-  /* enum     C++      torch      ATen      legacy          TypeMeta     log    category  method    NumPy      NPY_* */ \
-  _(Bool,     bool,    "bool",    "Bool",   "BoolTensor",   "bool",      "b8",  Bool,     "bool",   "bool",    BOOL)    \
-  _(UInt8,    uint8_t, "uint8",   "Byte",   "ByteTensor",   "unsigned char", "u8", Integral, "byte", "uint8",  UINT8)   \
-  _(Int8,     int8_t,  "int8",    "Char",   "CharTensor",   "signed char", "i8", Integral, "char",   "int8",    INT8)    \
-  _(Int16,    int16_t, "int16",   "Short",  "ShortTensor",  "short int", "i16", Integral, "short",  "int16",   INT16)   \
-  _(Int32,    int32_t, "int32",   "Int",    "IntTensor",    "int",       "i32", Integral, "int",    "int32",   INT32)   \
-  _(Int64,    int64_t, "int64",   "Long",   "LongTensor",   "long int",  "i64", Integral, "long",   "int64",   INT64)   \
-  _(Float16,  Half,    "float16", "Half",   "HalfTensor",   "c10::Half", "f16", Floating, "half",   "float16", FLOAT16) \
-  _(Float32,  float,   "float32", "Float",  "FloatTensor",  "float",     "f32", Floating, "float",  "float32", FLOAT32) \
-  _(Float64,  double,  "float64", "Double", "DoubleTensor", "double",    "f64", Floating, "double", "float64", FLOAT64)
+#define NPGRAD_FORALL_DTYPES(_)                                                                                   \
+  /* enum     C++       torch       ATen        legacy             TypeMeta         log    category  method      NumPy */ \
+  _(Bool,     bool,     "bool",     "Bool",     "BoolTensor",      "bool",          "b8",  Bool,     "bool",     "bool")     \
+  _(UInt8,    uint8_t,  "uint8",    "Byte",     "ByteTensor",      "unsigned char", "u8",  Integral, "byte",     "uint8")    \
+  _(Int8,     int8_t,   "int8",     "Char",     "CharTensor",      "signed char",   "i8",  Integral, "char",     "int8")     \
+  _(Int16,    int16_t,  "int16",    "Short",    "ShortTensor",     "short int",     "i16", Integral, "short",    "int16")    \
+  _(Int32,    int32_t,  "int32",    "Int",      "IntTensor",       "int",           "i32", Integral, "int",      "int32")    \
+  _(Int64,    int64_t,  "int64",    "Long",     "LongTensor",      "long int",      "i64", Integral, "long",     "int64")    \
+  _(Float16,  Half,     "float16",  "Half",     "HalfTensor",      "c10::Half",     "f16", Floating, "half",     "float16")  \
+  _(BFloat16, BFloat16, "bfloat16", "BFloat16", "BFloat16Tensor",  "c10::BFloat16", "bf16", Floating, "bfloat16", "bfloat16") \
+  _(Float32,  float,    "float32",  "Float",    "FloatTensor",     "float",         "f32", Floating, "float",    "float32")  \
+  _(Float64,  double,   "float64",  "Double",   "DoubleTensor",    "double",        "f64", Floating, "double",   "float64")
 // clang-format on
 
 #define NPGRAD_DTYPE_ENUM_ENTRY(name, ...) name,
@@ -73,7 +79,7 @@ struct DtypeInfo {
 };
 
 // clang-format off
-#define NPGRAD_DTYPE_INFO_ENTRY(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy, npy) \
+#define NPGRAD_DTYPE_INFO_ENTRY(name, ctype, torch, aten, legacy, meta, abbrev, category, method, numpy) \
   {torch, aten, legacy, meta, abbrev, sizeof(ctype), DtypeCategory::category, method, numpy},
 // clang-format on
 inline constexpr DtypeInfo kDtypeInfo[kNumScalarTypes] = {
@@ -95,10 +101,26 @@ inline bool is_integral(ScalarType t, bool include_bool) {
 inline std::size_t element_size(ScalarType t) {
   return dtype_info(t).element_size;
 }
+/// float16 and bfloat16: the floats narrower than float, which torch's CPU
+/// kernels read as float, compute in float and round once (their opmath
+/// type). See Note [Reduced floats compute in float32 where torch does].
+constexpr bool is_reduced_float(ScalarType t) {
+  return dtype_info(t).category == DtypeCategory::Floating &&
+         dtype_info(t).element_size < sizeof(float);
+}
+/// The dtype torch's CPU kernels compute t in: float32 for a reduced float,
+/// t itself otherwise.
+constexpr ScalarType opmath_type(ScalarType t) {
+  return is_reduced_float(t) ? ScalarType::Float32 : t;
+}
 /// "torch.float32"
 std::string dtype_name(ScalarType t);
-/// "torch.FloatTensor", as torch prints types in error messages.
+/// "torch.FloatTensor": the legacy tensor type (Tensor.type()).
 std::string legacy_type_name(ScalarType t);
+/// A tensor's type as torch's messages print it (its Tensor::toString): the
+/// legacy type, but "CPUBFloat16Type" for bfloat16, which torch's Python
+/// layer leaves under ATen's own name there.
+std::string type_string(ScalarType t);
 /// "Float", as torch's ATen messages spell scalar types.
 inline const char* scalar_type_name(ScalarType t) {
   return dtype_info(t).scalar_type_name;
@@ -114,6 +136,8 @@ inline double largest_finite(ScalarType t) {
   switch (t) {
     case ScalarType::Float16:
       return 65504.0;
+    case ScalarType::BFloat16:
+      return 3.3895313892515355e38;  // (2 - 2^-7) * 2^127
     case ScalarType::Float32:
       return static_cast<double>(FLT_MAX);
     case ScalarType::Float64:

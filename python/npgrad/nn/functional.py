@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _C
 from .._C import Tensor, _nn
-from .._creation import arange, ones, ones_like, tensor, zeros, zeros_like
+from .._creation import _is_reduced_float, arange, ones, ones_like, tensor, zeros, zeros_like
 from ..autograd.grad_mode import no_grad
 
 __all__ = [
@@ -1928,7 +1928,7 @@ def rms_norm(
 ) -> Tensor:
     """Divides by the root mean square over the last ``len(normalized_shape)`` dims
     (``eps`` defaults to the dtype's machine epsilon), then scales by ``weight``: torch's
-    composite (``MulBackward0`` over ``RsqrtBackward0``; float16 computes in float32).
+    composite (``MulBackward0`` over ``RsqrtBackward0``; float16 and bfloat16 compute in float32).
 
     >>> import npgrad as torch
     >>> torch.nn.functional.rms_norm(torch.tensor([[3.0, 4.0]]), (2,))
@@ -1948,7 +1948,7 @@ def rms_norm(
             f"shape {list(weight.shape)} and normalized_shape = {shape}"
         )
     dtype = input.dtype
-    x = input.float() if dtype == _C.float16 else input
+    x = input.float() if _is_reduced_float(dtype) else input
     if eps is None:
         eps = float(np.finfo(np.dtype(str(x.dtype).removeprefix("torch."))).eps)
     dims = list(range(-nd, 0))
@@ -2280,7 +2280,7 @@ def scaled_dot_product_attention(
         query.dim() == key.dim() == value.dim() == 4
         and query.shape[-1] == key.shape[-1] == value.shape[-1]
         and dropout_p == 0.0
-        and query.dtype in (_C.float16, _C.float32, _C.float64)
+        and query.dtype.is_floating_point
     )
     use_math = not flash and not enable_gqa and query.dtype in (_C.float32, _C.float64) and query.dim() >= 2
     if not flash and not use_math:

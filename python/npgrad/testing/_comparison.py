@@ -26,6 +26,7 @@ _Msg = str | Callable[[str], str] | None
 # {numpy dtype name: (rtol, atol)}; every other dtype compares exactly. torch's table.
 _DTYPE_PRECISIONS: dict[str, tuple[float, float]] = {
     "float16": (0.001, 1e-5),
+    "bfloat16": (0.016, 1e-5),
     "float32": (1.3e-6, 1e-5),
     "float64": (1e-7, 1e-7),
     "complex64": (1.3e-6, 1e-5),
@@ -267,7 +268,11 @@ class _TensorLike:
 
     def __init__(self, obj: Any) -> None:
         if isinstance(obj, _C.Tensor):
-            self.values = np.asarray(obj.detach().numpy())
+            values = np.asarray(obj.detach().numpy())
+            # The name of the dtype's tolerances; bfloat16 (ml_dtypes', which is
+            # not of NumPy's kind "f") is compared in float32, which holds it exactly.
+            self.precision = values.dtype.name
+            self.values = values.astype(np.float32) if obj.dtype == _C.bfloat16 else values
             self.strides = tuple(obj.stride())
             self.dtype = str(obj.dtype)
         else:
@@ -276,6 +281,7 @@ class _TensorLike:
             if values.dtype.kind not in "biufc" or values.dtype.itemsize > 16 or values.dtype.name == "longdouble":
                 raise _Unsupported
             self.values = values
+            self.precision = values.dtype.name
             self.strides = tuple(s // values.itemsize for s in values.strides)
             self.dtype = f"torch.{values.dtype.name}"
         self.shape = self.values.shape
@@ -320,7 +326,7 @@ class _TensorLikePair(_Pair):
             raise _Unsupported
         a, e = _TensorLike(actual), _TensorLike(expected)
         super().__init__(a, e, id)
-        self.rtol, self.atol = _tolerances(a.np_dtype.name, e.np_dtype.name, rtol=rtol, atol=atol, id=id)
+        self.rtol, self.atol = _tolerances(a.precision, e.precision, rtol=rtol, atol=atol, id=id)
         self.equal_nan = equal_nan
         self.check_dtype = check_dtype
         self.check_stride = check_stride

@@ -29,7 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from .._C import Tensor, _dtypes
+from .._C import Tensor, _dtypes, bfloat16
+from .._creation import _np_dtype
 from .._device import device as _device
 
 __all__ = ["DLDeviceType", "from_dlpack"]
@@ -97,7 +98,12 @@ def _dlpack(
     if stream is not None and stream != -1:
         raise AssertionError("stream should be None on cpu.")
     # NumPy builds the capsule; it only knows stream=None (the CPU meaning).
-    return self.numpy().__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+    arr = self.numpy()
+    if self.dtype == bfloat16:
+        capsule = arr.view(np.uint16).__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
+        _retag(capsule, _kDLUInt, _kDLBfloat)
+        return capsule
+    return arr.__dlpack__(stream=None, max_version=max_version, dl_device=dl_device, copy=copy)
 
 
 def to_dlpack(tensor: Tensor) -> Any:
@@ -113,7 +119,7 @@ def to_dlpack(tensor: Tensor) -> Any:
     """
     if not isinstance(tensor, Tensor):
         raise TypeError(f"to_dlpack expects a Tensor, got {type(tensor).__name__}")
-    return tensor.detach().numpy().__dlpack__()
+    return _dlpack(tensor.detach(), max_version=None)
 
 
 class _CapsuleProducer:
@@ -149,6 +155,59 @@ class _WritableAlias:
 _capsule_is_valid = ctypes.pythonapi.PyCapsule_IsValid
 _capsule_is_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 _capsule_is_valid.restype = ctypes.c_int
+_capsule_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+_capsule_get_pointer.restype = ctypes.c_void_p
+
+# NumPy exchanges no bfloat16 (DLPack's kDLBfloat), so npgrad's bfloat16
+# passes through NumPy as its bits, kDLUInt of 16 bits, and the capsule's dtype
+# code is rewritten on the way in and out. The structs are DLPack's (dlpack.h).
+_kDLUInt = 1
+_kDLBfloat = 4
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device_type", ctypes.c_int32),
+        ("device_id", ctypes.c_int32),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.c_void_p),
+        ("strides", ctypes.c_void_p),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [
+        ("major", ctypes.c_uint32),
+        ("minor", ctypes.c_uint32),
+        ("manager_ctx", ctypes.c_void_p),
+        ("deleter", ctypes.c_void_p),
+        ("flags", ctypes.c_uint64),
+        ("dl_tensor", _DLTensor),
+    ]
+
+
+def _retag(capsule: Any, code: int, new_code: int) -> bool:
+    """Rewrites the dtype code of an unconsumed capsule's 16-bit tensor from
+    ``code`` to ``new_code``; whether it did."""
+    for name, struct in ((b"dltensor", _DLManagedTensor), (b"dltensor_versioned", _DLManagedTensorVersioned)):
+        if _capsule_is_valid(capsule, name):
+            dtype = struct.from_address(_capsule_get_pointer(capsule, name)).dl_tensor.dtype
+            if dtype.code == code and dtype.bits == 16 and dtype.lanes == 1:
+                dtype.code = new_code
+                return True
+    return False
 
 
 def _request_capsule(ext_tensor: Any, dl_device: Any, copy: bool | None) -> tuple[Any, bool]:
@@ -199,9 +258,12 @@ def from_dlpack(ext_tensor: Any, *, device: Any = None, copy: bool | None = None
             raise AssertionError("device and copy kwargs not supported when ext_tensor is already a DLPack capsule.")
         capsule, producer_copied = ext_tensor, False
     legacy = bool(_capsule_is_valid(capsule, b"dltensor"))
+    is_bfloat16 = _retag(capsule, _kDLBfloat, _kDLUInt)
     arr = np.from_dlpack(_CapsuleProducer(capsule))
     if legacy and not arr.flags.writeable:
         arr = np.asarray(_WritableAlias(arr))
+    if is_bfloat16:
+        arr = arr.view(_np_dtype(bfloat16))
     if copy and not producer_copied:  # an old producer ignored copy=True
         arr = arr.copy()
     supported = [d._numpy_name for d in _dtypes]

@@ -91,6 +91,37 @@ def _tensors(arrays: dict[str, np.ndarray]) -> dict[str, Any]:
     return {k: Tensor._from_numpy(np.array(v, copy=True)) for k, v in arrays.items()}  # type: ignore[attr-defined]
 
 
+# The NumPy dtype of each safetensors dtype code npgrad has a dtype for.
+# safetensors.numpy reads no BF16, so files are read here from safetensors'
+# own deserialize (writing goes through safetensors.numpy, which names
+# ml_dtypes' bfloat16 as safetensors expects).
+_NUMPY_DTYPES = {
+    "BOOL": "bool",
+    "U8": "uint8",
+    "I8": "int8",
+    "I16": "int16",
+    "I32": "int32",
+    "I64": "int64",
+    "F16": "float16",
+    "BF16": "bfloat16",
+    "F32": "float32",
+    "F64": "float64",
+}
+
+
+def _load_arrays(data: bytes) -> dict[str, np.ndarray]:
+    _numpy_api()  # the ImportError naming the missing package
+    from safetensors import deserialize
+
+    arrays = {}
+    for name, info in deserialize(data):
+        code = info["dtype"]
+        if code not in _NUMPY_DTYPES:
+            raise TypeError(f"npgrad.utils.safetensors: tensor {name!r} has dtype {code}, which npgrad does not have")
+        arrays[name] = np.frombuffer(info["data"], np.dtype(_NUMPY_DTYPES[code])).reshape(info["shape"])
+    return arrays
+
+
 def save(tensors: dict[str, Any], metadata: dict[str, str] | None = None) -> bytes:
     """The safetensors file of ``tensors`` (names to tensors) as bytes, with
     optional string ``metadata``. As in ``safetensors.torch``, tensors that
@@ -130,7 +161,7 @@ def load(data: bytes) -> dict[str, Any]:
     >>> load(save({"x": torch.tensor([1.5])}))["x"]
     tensor([1.5000])
     """
-    return _tensors(_numpy_api().load(data))
+    return _tensors(_load_arrays(data))
 
 
 def load_file(filename: str | os.PathLike[str], device: str | int = "cpu") -> dict[str, Any]:
@@ -146,7 +177,9 @@ def load_file(filename: str | os.PathLike[str], device: str | int = "cpu") -> di
     {'x': tensor([0, 1, 2])}
     """
     _check_device(device)
-    return _tensors(_numpy_api().load_file(filename))
+    _numpy_api()
+    with open(filename, "rb") as f:
+        return _tensors(_load_arrays(f.read()))
 
 
 def _duplicates(state_dict: dict[str, Any]) -> dict[str, list[str]]:

@@ -34,11 +34,11 @@ void ConvolutionBackward0::compute(const variable_list& g, variable_list& out) {
   Tensor grad = g[0];
   Tensor x = input_.unpack();
   Tensor w = weight_.unpack();
-  // float16 computes in float32 and rounds each gradient once, as the forward
-  // does: the formulas below chain a matmul with col2im's sums (or a matmul per
-  // sample with their sum), which in float16 would round at every step.
+  // A reduced float computes in float32 and rounds each gradient once, as the
+  // forward does: the formulas below chain a matmul with col2im's sums (or a
+  // matmul per sample with their sum), which would round at every step.
   ScalarType dtype = grad.dtype();
-  if (dtype == ScalarType::Float16) {
+  if (is_reduced_float(dtype)) {
     variable_list wide = {to_dtype(g[0], ScalarType::Float32)};
     x = to_dtype(x, ScalarType::Float32);
     w = to_dtype(w, ScalarType::Float32);

@@ -36,7 +36,8 @@ struct ConvolutionBackward0 final : FormulaNode {
   SavedVariable input_, weight_;
 
  private:
-  // The formulas, in the dtype of g (compute widens float16 to float32 first).
+  // The formulas, in the dtype of g (compute widens a reduced float to float32
+  // first).
   void compute_in(
       const variable_list& g, Tensor x, Tensor w, variable_list& out);
 };

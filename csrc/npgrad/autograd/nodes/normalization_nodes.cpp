@@ -50,16 +50,16 @@ Tensor sum_over(const Tensor& t, const std::vector<int64_t>& dims) {
   return dims.empty() ? t : sum(t, dims, false);
 }
 
-// float16 computes in float32, as torch's CPU kernels accumulate it.
+// A reduced float computes in float32, as torch's CPU kernels accumulate it.
 Tensor f32(const Tensor& t) {
-  return t.defined() && t.dtype() == ScalarType::Float16
+  return t.defined() && is_reduced_float(t.dtype())
              ? to_dtype(t, ScalarType::Float32)
              : t;
 }
 
-// The gradients rounded once to float16 when the input is float16.
+// The gradients rounded once to the input's dtype when it is a reduced float.
 void round_to(ScalarType dtype, variable_list& out) {
-  if (dtype != ScalarType::Float16) {
+  if (!is_reduced_float(dtype)) {
     return;
   }
   for (auto& t : out) {

@@ -16,7 +16,8 @@ namespace npgrad::autograd {
 struct NativeLayerNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeLayerNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  /// The formula in float32 for a float16 input (compute rounds the result).
+  /// The formula in float32 for a reduced-float input (compute rounds the
+  /// result).
   // The formulas in float32 (or float64) for the unpacked input.
   void compute_float(
       const Tensor& input, const variable_list& g, variable_list& out);
@@ -37,7 +38,8 @@ struct NativeLayerNormBackward0 final : FormulaNode {
 struct NativeGroupNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeGroupNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  /// The formula in float32 for a float16 input (compute rounds the result).
+  /// The formula in float32 for a reduced-float input (compute rounds the
+  /// result).
   // The formulas in float32 (or float64) for the unpacked input.
   void compute_float(
       const Tensor& input, const variable_list& g, variable_list& out);
@@ -63,7 +65,8 @@ struct NativeGroupNormBackward0 final : FormulaNode {
 struct NativeBatchNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeBatchNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  /// The formula in float32 for a float16 input (compute rounds the result).
+  /// The formula in float32 for a reduced-float input (compute rounds the
+  /// result).
   // The formulas in float32 (or float64) for the unpacked input.
   void compute_float(
       const Tensor& input, const variable_list& g, variable_list& out);

@@ -4,7 +4,7 @@
 
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/formula_helpers.h"
-#include "npgrad/autograd/nodes/half_formulas.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 

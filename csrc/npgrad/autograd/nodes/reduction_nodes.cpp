@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
-#include "npgrad/autograd/nodes/half_formulas.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 
@@ -207,7 +207,7 @@ void ProdBackward1::compute(const variable_list& g, variable_list& out) {
 }
 
 void SoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = round_float16_once(
+  out[0] = round_reduced_float_once(
       g[0],
       result_.unpack(self_ptr()),
       [&](const Tensor& grad, const Tensor& r) {
@@ -233,7 +233,7 @@ Tensor log_softmax_grad_in_place(
 }  // namespace
 
 void LogSoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = round_float16_once(
+  out[0] = round_reduced_float_once(
       g[0],
       result_.unpack(self_ptr()),
       [&](const Tensor& grad, const Tensor& r) {

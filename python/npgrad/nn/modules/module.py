@@ -697,6 +697,15 @@ class Module:
         """
         return self._apply(lambda t: t.half() if t.is_floating_point() else t)
 
+    def bfloat16(self: T) -> T:
+        """Casts the floating point parameters and buffers to bfloat16.
+
+        >>> import npgrad as torch
+        >>> torch.nn.Linear(1, 1).bfloat16().weight.dtype
+        torch.bfloat16
+        """
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
     def to(self: T, *args: Any, **kwargs: Any) -> T:
         """Casts the floating point parameters and buffers: ``to(dtype)``,
         ``to(device, dtype)``, ``to(tensor)`` (its dtype). Only floating point
