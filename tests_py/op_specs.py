@@ -39,6 +39,8 @@ class Op:
     shape_only: tuple[int, ...] = ()
     # False where torch has no derivative of the backward formula (hardsigmoid)
     double_backward: bool = True
+    # False where torch has no float16/bfloat16 kernel (cdist off the matmul path)
+    reduced_floats: bool = True
 
     @property
     def grad_mask(self) -> tuple[bool, ...]:
@@ -1623,6 +1625,7 @@ DISTANCE = [
         "CdistBackward0",
         _CDIST_SAVED,
         double_backward=False,
+        reduced_floats=False,
     ),
     Op(
         "cdist_p1_batched",
@@ -1631,6 +1634,7 @@ DISTANCE = [
         "CdistBackward0",
         _CDIST_SAVED,
         double_backward=False,
+        reduced_floats=False,
     ),
     Op(
         "cdist_inf",
@@ -1638,6 +1642,7 @@ DISTANCE = [
         (R(3, 2), R(4, 2)),
         "CdistBackward0",
         double_backward=False,
+        reduced_floats=False,
     ),
     Op(
         "cdist_p0_5",
@@ -1645,6 +1650,7 @@ DISTANCE = [
         (R(3, 2), R(4, 2)),
         "CdistBackward0",
         double_backward=False,
+        reduced_floats=False,
     ),
     Op(
         "cdist_p2_mm",

@@ -134,6 +134,8 @@ def einsum(*args: Any) -> Tensor:
         # The old form: the operands as one list.
         return einsum(equation, *operands[0])
     return _C.einsum(equation, operands)
+
+
 # torch.cdist's compute_mode strings as the mode of its native op.
 _CDIST_MODES = {
     "use_mm_for_euclid_dist_if_necessary": None,

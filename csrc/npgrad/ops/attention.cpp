@@ -76,7 +76,7 @@ std::pair<Tensor, Tensor> attention_probs(const Tensor& scores) {
 }
 
 Tensor attention_probs_from_lse(const Tensor& scores, const Tensor& lse) {
-  if (scores.dtype() == ScalarType::Float16 || lse.dtype() != scores.dtype()) {
+  if (is_reduced_float(scores.dtype()) || lse.dtype() != scores.dtype()) {
     return attention_probs(scores).first;
   }
   return kernels::probs_from_lse(scores, lse);
