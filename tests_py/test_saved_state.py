@@ -211,6 +211,7 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "ScatterBackward0": lambda lib, a, b, v: a.scatter(1, lib.tensor([[2], [0]]), b[:, :1]),
     "ScatterBackward1": lambda lib, a, b, v: a.scatter(1, lib.tensor([[2], [0]]), 2.0),
     "ScatterAddBackward0": lambda lib, a, b, v: a.scatter_add(1, lib.tensor([[2], [0]]), b[:, :1]),
+    "ScatterReduceBackward0": lambda lib, a, b, v: a.scatter_reduce(1, lib.tensor([[2], [0]]), b[:, :1], "amax"),
     "IndexSelectBackward0": lambda lib, a, b, v: a.index_select(1, _index(lib)),
     "IndexAddBackward0": lambda lib, a, b, v: a.index_add(0, _index(lib), b, alpha=2),
     "IndexCopyBackward0": lambda lib, a, b, v: a.index_copy(0, _index(lib), b),

@@ -440,6 +440,7 @@ void bind_nodes(py::module_& m) {
   bind_node<ScatterBackward0>(fm, "ScatterBackward0");
   bind_node<ScatterBackward1>(fm, "ScatterBackward1");
   bind_node<ScatterAddBackward0>(fm, "ScatterAddBackward0");
+  bind_node<ScatterReduceBackward0>(fm, "ScatterReduceBackward0");
   bind_node<IndexSelectBackward0>(fm, "IndexSelectBackward0");
   bind_node<IndexAddBackward0>(fm, "IndexAddBackward0");
   bind_node<IndexCopyBackward0>(fm, "IndexCopyBackward0");

@@ -986,6 +986,23 @@ void bind_indexing(
       "dim"_a,
       "index"_a,
       "src"_a);
+  def_writing_op<
+      int64_t,
+      const Tensor&,
+      const Tensor&,
+      const std::string&,
+      bool>(
+      m,
+      cls,
+      "scatter_reduce",
+      "scatter_reduce_",
+      &ops::scatter_reduce,
+      "dim"_a,
+      "index"_a,
+      "src"_a,
+      "reduce"_a,
+      py::kw_only(),
+      "include_self"_a = true);
   def_writing_op<int64_t, const Tensor&, const Tensor&, double>(
       m,
       cls,

@@ -54,6 +54,18 @@ void index_put(
   }
 }
 
+void index_reduce_at(
+    const Tensor& a,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    Binary op) {
+  Ref idx(index_tuple(indices));
+  Ref v(operand(values, a.dtype()));
+  Ref at(check(PyObject_GetAttrString(np_.binary[static_cast<int>(op)], "at")));
+  PyObject* args[3] = {obj(a), idx.p, v.p};
+  Py_XDECREF(check(PyObject_Vectorcall(at.p, args, 3, nullptr)));
+}
+
 std::vector<Tensor> along_dim_indices(const Tensor& index, int64_t dim) {
   std::vector<Tensor> indices;
   int64_t nd = index.dim();

@@ -183,6 +183,13 @@ void index_put(
     const std::vector<Tensor>& indices,
     const Tensor& values,
     bool accumulate);
+/// numpy's ufunc.at for a binary op: a[indices] = op(a[indices], values),
+/// duplicates combined in turn (scatter_reduce's kernel).
+void index_reduce_at(
+    const Tensor& a,
+    const std::vector<Tensor>& indices,
+    const Tensor& values,
+    Binary op);
 /// The advanced indices that address, for every element of `index`, the
 /// element of a tensor at the same position except along dim, where `index`
 /// gives the position (gather's and scatter's addressing): `index` itself at

@@ -261,6 +261,115 @@ Tensor scatter(
       self, inplace, {&self, &src}, save, write);
 }
 
+namespace {
+// The value scatter_reduce starts from where include_self is false: the
+// reduction's identity (amax and amin instead start from one of the
+// scattered values, which the reduction then leaves as it is).
+void reset_scattered(
+    const Tensor& out,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const std::string& reduce) {
+  if (reduce == "amax" || reduce == "amin") {
+    scatter_kernel(out, dim, index, src, false);
+  } else {
+    scatter_kernel(
+        out,
+        dim,
+        index,
+        wrapped_scalar(reduce == "prod" ? 1 : 0, out.dtype()),
+        false);
+  }
+}
+
+// mean's division by the count of values reduced at each place (self's
+// included when include_self; a place nothing reached keeps its value);
+// integer results are floored, as torch's.
+void divide_by_count(
+    const Tensor& out, int64_t dim, const Tensor& index, bool include_self) {
+  Tensor count = kernels::full(out.sizes(), include_self ? 1 : 0, out.dtype());
+  scatter_kernel(count, dim, index, wrapped_scalar(1, out.dtype()), true);
+  kernels::binary_out(
+      kernels::Binary::Maximum, count, wrapped_scalar(1, out.dtype()), count);
+  if (is_floating(out.dtype())) {
+    kernels::binary_out(kernels::Binary::Div, out, count, out);
+    return;
+  }
+  Tensor rem =
+      kernels::binary(kernels::Binary::Remainder, out, count, out.dtype());
+  Tensor exact = kernels::binary(kernels::Binary::Sub, out, rem, out.dtype());
+  Tensor q =
+      kernels::binary(kernels::Binary::Div, exact, count, ScalarType::Float64);
+  kernels::copy_into(out, kernels::cast(q, out.dtype()));
+}
+}  // namespace
+
+Tensor scatter_reduce(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const std::string& reduce,
+    bool include_self,
+    bool inplace) {
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  kernels::Binary op = kernels::Binary::Add;
+  if (reduce == "prod") {
+    op = kernels::Binary::Mul;
+  } else if (reduce == "amax") {
+    op = kernels::Binary::Maximum;
+  } else if (reduce == "amin") {
+    op = kernels::Binary::Minimum;
+  } else {
+    NPGRAD_CHECK(
+        reduce == "sum" || reduce == "mean",
+        "reduce argument must be either sum, prod, mean, amax or amin, got ",
+        reduce);
+  }
+  check_scatter_gather("scatter", self, d, index, &src, false);
+  bool rg = compute_requires_grad({&self, &src});
+  if (inplace) {
+    check_inplace(self, rg);
+  }
+  std::shared_ptr<ScatterReduceBackward0> node;
+  if (rg) {
+    node = make_node<ScatterReduceBackward0>();
+    node->set_next_edges(collect_next_edges({&self, &src}));
+    node->dim = dim;
+    node->index_ = SavedVariable(index, false);
+    node->include_self = include_self;
+    node->reduce = reduce;
+    node->self_ = SavedVariable(self, false);
+    node->src_ = SavedVariable(src, false);
+  }
+  Tensor out = inplace ? self : kernels::cast(self, self.dtype());
+  if (index.numel() > 0) {
+    if (!include_self) {
+      reset_scattered(out, d, index, src, reduce);
+    }
+    Tensor idx = at_least_1d(index);
+    Tensor s = at_least_1d(src);
+    kernels::index_reduce_at(
+        at_least_1d(out),
+        kernels::along_dim_indices(idx, d),
+        kernels::view_as_strided(s, idx.sizes(), s.strides(), 0),
+        op);
+    if (reduce == "mean") {
+      divide_by_count(out, d, index, include_self);
+    }
+  }
+  if (inplace) {
+    finish_inplace(self, node);
+  } else if (node) {
+    set_history(out, node);
+  }
+  if (node) {
+    node->result_ = SavedVariable(out, true);
+  }
+  return out;
+}
+
 Tensor scatter_add(
     const Tensor& self,
     int64_t dim,

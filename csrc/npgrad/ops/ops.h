@@ -312,6 +312,15 @@ Tensor scatter(
     const Tensor& index,
     const Tensor& src,
     bool inplace);
+/// reduce one of sum, prod, mean, amax, amin (ScatterReduceBackward0).
+Tensor scatter_reduce(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const std::string& reduce,
+    bool include_self,
+    bool inplace);
 Tensor scatter_add(
     const Tensor& self,
     int64_t dim,

@@ -43,6 +43,76 @@ void ScatterAddBackward0::compute(const variable_list& g, variable_list& out) {
   }
 }
 
+// torch's scatter_reduce_backward, written with differentiable ops so the
+// gradients have gradients.
+void ScatterReduceBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  const Tensor& grad = g[0];
+  Tensor index = index_.unpack();
+  Tensor self = self_.unpack();
+  Tensor src = src_.unpack();
+  Tensor grad_self;
+  Tensor grad_src;
+  ScalarType dt = self.dtype();
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = gather(grad, dim, index, false);
+  } else if (reduce == "prod") {
+    Tensor result = result_.unpack();
+    Tensor zero = wrapped_scalar(0, dt);
+    Tensor one = wrapped_scalar(1, dt);
+    // Products that leave out self's (src's single) zero at each place.
+    Tensor masked_self = masked_fill(self, eq(self, zero), one);
+    Tensor masked_self_result = scatter_reduce(
+        masked_self, dim, index, src, reduce, include_self, false);
+    grad_self = div(mul(grad, masked_self_result), masked_self);
+    Tensor src_zero = eq(src, zero);
+    Tensor src_num_zeros = gather(
+        scatter_add(
+            zeros_like(self), dim, index, to_dtype(src_zero, dt), false),
+        dim,
+        index,
+        false);
+    Tensor src_single_zero = logical_and(src_zero, eq(src_num_zeros, one));
+    Tensor masked_src = masked_fill(src, src_single_zero, one);
+    Tensor masked_src_result = scatter_reduce(
+        self, dim, index, masked_src, reduce, include_self, false);
+    grad_src = where(
+        src_single_zero,
+        gather(mul(grad, masked_src_result), dim, index, false),
+        div(gather(mul(grad, result), dim, index, false),
+            masked_fill(src, src_zero, one)));
+  } else if (reduce == "mean") {
+    Tensor n = include_self ? ones_like(self) : zeros_like(self);
+    n = scatter_add(n, dim, index, ones_like(src), false);
+    n = masked_fill(n, eq(n, wrapped_scalar(0, dt)), wrapped_scalar(1, dt));
+    grad_self = div(grad, n);
+    grad_src =
+        div(gather(grad, dim, index, false), gather(n, dim, index, false));
+  } else {
+    // amax/amin: the gradient shared evenly among the values equal to the
+    // result at each place.
+    Tensor result = result_.unpack();
+    Tensor value = gather(result, dim, index, false);
+    Tensor self_is_result = to_dtype(eq(self, result), dt);
+    Tensor src_is_result = to_dtype(eq(src, value), dt);
+    Tensor n_to_distribute =
+        scatter_add(self_is_result, dim, index, src_is_result, false);
+    Tensor grad_distributed = div(grad, n_to_distribute);
+    grad_self = mul(self_is_result, grad_distributed);
+    grad_src = mul(src_is_result, gather(grad_distributed, dim, index, false));
+  }
+  if (!include_self) {
+    grad_self = scatter(grad_self, dim, index, wrapped_scalar(0, dt), false);
+  }
+  if (task_should_compute_output(0)) {
+    out[0] = grad_self;
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = grad_src;
+  }
+}
+
 void IndexSelectBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = index_add(
       zeros(self_sizes, g[0].dtype()), dim, index_.unpack(), g[0], 1, false);

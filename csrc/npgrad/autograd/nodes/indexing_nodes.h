@@ -50,6 +50,25 @@ struct ScatterAddBackward0 final : DimIndexNode {
   void compute(const variable_list& g, variable_list& out) override;
 };
 
+/// scatter_reduce: torch's scatter_reduce_backward for each reduce.
+struct ScatterReduceBackward0 final : DimIndexNode {
+  NPGRAD_NODE_NAME(ScatterReduceBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    DimIndexNode::visit_saved(v);
+    v.boolean("_saved_include_self", include_self);
+    v.text("_saved_reduce", reduce.c_str());
+    v.tensor("_saved_result", result_);
+    v.tensor("_saved_self", self_);
+    v.tensor("_saved_src", src_);
+  }
+  bool include_self = true;
+  std::string reduce;
+  SavedVariable result_;
+  SavedVariable self_;
+  SavedVariable src_;
+};
+
 /// index_select: the gradient added into zeros of self's shape (index_add).
 struct IndexSelectBackward0 final : DimIndexNode {
   NPGRAD_NODE_NAME(IndexSelectBackward0)
