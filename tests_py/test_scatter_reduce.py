@@ -1,7 +1,7 @@
 """scatter_reduce(_) against torch: values for every reduce with and without self,
 integer mean's floor, ties in amax/amin sharing the gradient, prod's gradient with
-zeros, double backward (not yet prod's), the in-place form's version bump, and
-torch's errors. The op_specs rows (all but prod) cover node names, saved attributes and gradcheck/gradgradcheck."""
+zeros, double backward, the in-place form's version bump, and
+torch's errors. The op_specs rows cover node names, saved attributes and gradcheck/gradgradcheck."""
 
 from __future__ import annotations
 
@@ -57,8 +57,7 @@ def test_amax_ties_share_the_gradient() -> None:
     assert want == ([1 / 3, 0.0], [1 / 3, 1 / 3, 1.0])
 
 
-# prod's second derivative with respect to src does not match torch yet: left out.
-@pytest.mark.parametrize("reduce", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("reduce", REDUCES)
 def test_double_backward(reduce: str) -> None:
     def f(lib: Any) -> Any:
         x = lib.tensor([[1.5, -2.0, 3.0]], dtype=lib.float64, requires_grad=True)

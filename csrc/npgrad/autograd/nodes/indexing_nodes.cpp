@@ -58,7 +58,7 @@ void ScatterReduceBackward0::compute(
     grad_self = grad;
     grad_src = gather(grad, dim, index, false);
   } else if (reduce == "prod") {
-    Tensor result = result_.unpack();
+    Tensor result = result_.unpack(self_ptr());
     Tensor zero = wrapped_scalar(0, dt);
     Tensor one = wrapped_scalar(1, dt);
     // Products that leave out self's (src's single) zero at each place.
@@ -92,7 +92,7 @@ void ScatterReduceBackward0::compute(
   } else {
     // amax/amin: the gradient shared evenly among the values equal to the
     // result at each place.
-    Tensor result = result_.unpack();
+    Tensor result = result_.unpack(self_ptr());
     Tensor value = gather(result, dim, index, false);
     Tensor self_is_result = to_dtype(eq(self, result), dt);
     Tensor src_is_result = to_dtype(eq(src, value), dt);
