@@ -244,6 +244,27 @@ def test_contiguous_of_contiguous_tensor_is_itself(ng):
     assert x.contiguous() is x
 
 
+@pytest.mark.parametrize(
+    ("build", "strides"),
+    [
+        (lambda lib: lib.zeros(0, 3), (3, 1)),
+        (lambda lib: lib.zeros(3, 0), (1, 1)),
+        (lambda lib: lib.empty(2, 0, 4), (4, 4, 1)),
+        (lambda lib: lib.zeros(3, 0).t(), (1, 1)),
+        (lambda lib: lib.zeros(0, 3).permute(1, 0), (1, 3)),
+        (lambda lib: lib.ones(2, 3)[:0], (3, 1)),
+        (lambda lib: lib.zeros(0, 3) + 1, (3, 1)),
+    ],
+)
+def test_empty_tensors_have_torch_strides_and_are_contiguous(ng, build, strides):
+    # A tensor with no elements is contiguous whatever its strides, and a new
+    # one has its contiguous strides (a size of 0 counted as 1).
+    t = build(ng)
+    assert t.stride() == strides
+    assert t.is_contiguous()
+    assert t.contiguous() is t
+
+
 @pytest.mark.parametrize(("build", "shape"), RESULT_SHAPES)
 def test_result_shapes(ng, build, shape):
     assert tuple(build(ng).shape) == shape

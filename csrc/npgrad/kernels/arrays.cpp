@@ -7,6 +7,7 @@
 #include <string>
 
 #include "npgrad/kernels/float16.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
@@ -111,9 +112,19 @@ Tensor wrap_array(void* ndarray) {
   npy_intp* strides = PyArray_STRIDES(a);
   auto itemsize = static_cast<int64_t>(PyArray_ITEMSIZE(a));
   impl->sizes.assign(dims, dims + nd);
-  impl->strides.resize(nd);
-  for (int i = 0; i < nd; ++i) {
-    impl->strides[i] = strides[i] / itemsize;
+  if (PyArray_SIZE(a) == 0 &&
+      std::all_of(strides, strides + nd, [](npy_intp s) { return s == 0; })) {
+    // NumPy gives a new empty array zero strides; torch gives every new
+    // tensor its contiguous strides, sizes of 0 counted as 1 (zeros(3, 0)
+    // has strides (1, 1)). No element is ever addressed, so any strides
+    // describe the buffer; these are the ones torch reports. A view keeps
+    // the strides it was made with.
+    impl->strides = contiguous_strides(impl->sizes);
+  } else {
+    impl->strides.resize(nd);
+    for (int i = 0; i < nd; ++i) {
+      impl->strides[i] = strides[i] / itemsize;
+    }
   }
   impl->version_counter = make_version_counter();
   return Tensor(std::move(impl));

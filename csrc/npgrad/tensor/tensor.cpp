@@ -85,6 +85,10 @@ int64_t Tensor::numel() const {
 }
 
 bool Tensor::is_contiguous() const {
+  // torch: a tensor with no elements is contiguous whatever its strides.
+  if (numel() == 0) {
+    return true;
+  }
   int64_t expected = 1;
   for (int64_t i = dim() - 1; i >= 0; --i) {
     if (impl_->sizes[i] != 1 && impl_->strides[i] != expected) {
