@@ -1,6 +1,7 @@
-// Ops that address elements by an index tensor or a mask: gather, scatter,
-// scatter_add, index_select, index_add, index_copy, masked_select,
-// masked_scatter, take_along_dim, nonzero, index_put.
+// Ops that address elements by an index tensor or a mask: gather, scatter
+// (with and without reduce), scatter_add, scatter_reduce, index_select,
+// index_add, index_copy, masked_select, masked_scatter, take_along_dim,
+// nonzero, index_put.
 //
 // Note [Ops that write into self]
 // scatter, scatter_add, index_add, index_copy, masked_scatter and index_put
@@ -12,6 +13,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/kernels/kernels.h"
@@ -27,25 +29,23 @@ using namespace npgrad::autograd;
 
 namespace {
 
-// See Note [Ops that write into self]. `save` fills the node's saved state
-// (called only when the result requires grad); `write` writes into the
-// tensor it is given.
-template <typename NodeT, typename Save, typename Write>
-Tensor write_into(
+// See Note [Ops that write into self]. `make` builds the node (called only
+// when the result requires grad); `write` writes into the tensor it is given.
+template <typename MakeNode, typename Write>
+Tensor write_into_node(
     const Tensor& self,
     bool inplace,
     std::initializer_list<const Tensor*> inputs,
-    Save save,
+    MakeNode make,
     Write write) {
   bool rg = compute_requires_grad(inputs);
   if (inplace) {
     check_inplace(self, rg);
   }
-  std::shared_ptr<NodeT> node;
+  std::shared_ptr<Node> node;
   if (rg) {
-    node = make_node<NodeT>();
+    node = make();
     node->set_next_edges(collect_next_edges(inputs));
-    save(*node);
   }
   Tensor out = inplace ? self : kernels::cast(self, self.dtype());
   write(out);
@@ -55,6 +55,26 @@ Tensor write_into(
     set_history(out, node);
   }
   return out;
+}
+
+// write_into_node with a node of type NodeT whose saved state `save` fills.
+template <typename NodeT, typename Save, typename Write>
+Tensor write_into(
+    const Tensor& self,
+    bool inplace,
+    std::initializer_list<const Tensor*> inputs,
+    Save save,
+    Write write) {
+  return write_into_node(
+      self,
+      inplace,
+      inputs,
+      [&] {
+        auto node = make_node<NodeT>();
+        save(*node);
+        return node;
+      },
+      write);
 }
 
 // A 0-dim tensor as one of one element (torch's gather and scatter treat
@@ -94,10 +114,11 @@ void check_in_range(const Tensor& index, int64_t d, int64_t size) {
       size);
 }
 
-// gather's and scatter's checks (ATen's scatter_gather_dtype_check and
-// gather_shape_check / scatter_shape_check); src is undefined for gather
-// and for scatter with a number.
-void check_scatter_gather(
+// gather's and scatter's checks of dtypes and shapes (ATen's
+// scatter_gather_dtype_check and gather_shape_check / scatter_shape_check);
+// src is undefined for gather and for scatter with a number. The values of
+// index are checked by check_in_range, after them.
+void check_scatter_gather_shapes(
     const char* fn,
     const Tensor& self,
     int64_t dim,
@@ -165,7 +186,20 @@ void check_scatter_gather(
           dim);
     }
   }
-  check_in_range(index, dim, nonempty_size(self, dim));
+}
+
+// check_scatter_gather_shapes, then index's values in range of self's dim.
+void check_scatter_gather(
+    const char* fn,
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor* src,
+    bool is_gather) {
+  check_scatter_gather_shapes(fn, self, dim, index, src, is_gather);
+  if (index.numel() > 0) {
+    check_in_range(index, dim, nonempty_size(self, dim));
+  }
 }
 
 // index_add's and index_copy's index: a vector or a scalar.
@@ -189,8 +223,18 @@ std::vector<Tensor> at_dim(int64_t rank, int64_t dim, const Tensor& index) {
   return indices;
 }
 
-// scatter's and scatter_add's write: src's leading block of index's shape
-// written (added) at the addressed places.
+// The values a scatter writes for `idx` (index as at least 1-d): src's
+// leading block of idx's shape, or the wrapped number itself.
+Tensor scattered_values(const Tensor& idx, const Tensor& src) {
+  if (src.impl()->is_wrapped_number) {
+    return src;
+  }
+  Tensor s = at_least_1d(src);
+  return kernels::view_as_strided(s, idx.sizes(), s.strides(), 0);
+}
+
+// scatter's and scatter_add's write: the scattered values written (added)
+// at the addressed places.
 void scatter_kernel(
     const Tensor& out,
     int64_t dim,
@@ -201,16 +245,30 @@ void scatter_kernel(
     return;
   }
   Tensor idx = at_least_1d(index);
-  Tensor values = src;
-  if (!src.impl()->is_wrapped_number) {
-    Tensor s = at_least_1d(src);
-    values = kernels::view_as_strided(s, idx.sizes(), s.strides(), 0);
-  }
   kernels::index_put(
       at_least_1d(out),
       kernels::along_dim_indices(idx, dim),
-      values,
+      scattered_values(idx, src),
       accumulate);
+}
+
+// scatter_reduce's and the deprecated scatter(reduce=)'s write: each
+// scattered value combined into its place by `op`, in index order.
+void scatter_reduce_kernel(
+    const Tensor& out,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    kernels::Binary op) {
+  if (index.numel() == 0) {
+    return;
+  }
+  Tensor idx = at_least_1d(index);
+  kernels::index_reduce_at(
+      at_least_1d(out),
+      kernels::along_dim_indices(idx, dim),
+      scattered_values(idx, src),
+      op);
 }
 
 }  // namespace
@@ -259,6 +317,41 @@ Tensor scatter(
   check_scatter_gather("scatter", self, d, index, &src, false);
   return write_into<ScatterBackward0>(
       self, inplace, {&self, &src}, save, write);
+}
+
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const std::string& reduce,
+    bool inplace) {
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  bool is_value = src.impl()->is_wrapped_number;
+  check_scatter_gather_shapes(
+      "scatter", self, d, index, is_value ? nullptr : &src, false);
+  // torch checks the name after the dtypes and shapes, before the values.
+  NPGRAD_CHECK(
+      reduce == "add" || reduce == "multiply",
+      "reduce argument must be either add or multiply.");
+  if (index.numel() > 0) {
+    check_in_range(index, d, nonempty_size(self, d));
+  }
+  kernels::Binary op =
+      reduce == "add" ? kernels::Binary::Add : kernels::Binary::Mul;
+  // torch has no derivative for this overload: its NotImplemented node,
+  // named after the in-place or out-of-place op, raises at backward.
+  auto make = [&] {
+    return make_node<NotImplemented>(
+        inplace ? "aten::scatter_" : "aten::scatter");
+  };
+  auto write = [&](const Tensor& out) {
+    scatter_reduce_kernel(out, d, index, src, op);
+  };
+  if (is_value) {
+    return write_into_node(self, inplace, {&self}, make, write);
+  }
+  return write_into_node(self, inplace, {&self, &src}, make, write);
 }
 
 namespace {
@@ -348,13 +441,7 @@ Tensor scatter_reduce(
     if (!include_self) {
       reset_scattered(out, d, index, src, reduce);
     }
-    Tensor idx = at_least_1d(index);
-    Tensor s = at_least_1d(src);
-    kernels::index_reduce_at(
-        at_least_1d(out),
-        kernels::along_dim_indices(idx, d),
-        kernels::view_as_strided(s, idx.sizes(), s.strides(), 0),
-        op);
+    scatter_reduce_kernel(out, d, index, src, op);
     if (reduce == "mean") {
       divide_by_count(out, d, index, include_self);
     }
