@@ -1005,43 +1005,36 @@ void bind_indexing(
                           : ops::scatter(t, d, i, a.src, inplace);
     return inplace ? self : py::cast(out);
   };
-  m.def(
-      "scatter",
-      [scatter](
-          py::object self,
-          py::handle dim,
-          py::handle index,
-          py::handle src,
-          py::handle value,
-          py::handle reduce) {
-        return scatter(self, dim, index, src, value, reduce, false, false);
-      },
-      "input"_a,
-      "dim"_a,
-      "index"_a,
-      "src"_a = py::none(),
-      py::kw_only(),
-      "value"_a = py::none(),
-      "reduce"_a = py::none());
-  for (bool inplace : {false, true}) {
-    cls.def(
-        inplace ? "scatter_" : "scatter",
-        [scatter, inplace](
+  // The function (`input` first) and the two methods, with one parameter
+  // list.
+  auto def_scatter = [&scatter](
+                         auto& target,
+                         const char* name,
+                         bool method,
+                         bool inplace,
+                         auto... input) {
+    target.def(
+        name,
+        [scatter, method, inplace](
             py::object self,
             py::handle dim,
             py::handle index,
             py::handle src,
             py::handle value,
             py::handle reduce) {
-          return scatter(self, dim, index, src, value, reduce, true, inplace);
+          return scatter(self, dim, index, src, value, reduce, method, inplace);
         },
+        input...,
         "dim"_a,
         "index"_a,
         "src"_a = py::none(),
         py::kw_only(),
         "value"_a = py::none(),
         "reduce"_a = py::none());
-  }
+  };
+  def_scatter(m, "scatter", false, false, "input"_a);
+  def_scatter(cls, "scatter", true, false);
+  def_scatter(cls, "scatter_", true, true);
   mark_torch_overloaded(m.attr("scatter"), 1);
   mark_torch_overloaded(cls.attr("scatter"), 1);
   mark_torch_overloaded(cls.attr("scatter_"), 1);

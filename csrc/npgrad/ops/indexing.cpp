@@ -10,6 +10,9 @@
 // through the mutation path (Note [The mutation path], inplace.cpp). Every
 // check runs before anything is written, so a bad index leaves every tensor
 // as it was.
+#include <optional>
+#include <vector>
+
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
@@ -114,17 +117,18 @@ void check_in_range(const Tensor& index, int64_t d, int64_t size) {
       size);
 }
 
-// gather's and scatter's checks of dtypes and shapes (ATen's
-// scatter_gather_dtype_check and gather_shape_check / scatter_shape_check);
-// src is undefined for gather and for scatter with a number. The values of
-// index are checked by check_in_range, after them.
-void check_scatter_gather_shapes(
+// gather's and scatter's checks (ATen's scatter_gather_dtype_check and
+// gather_shape_check / scatter_shape_check); src is undefined for gather
+// and for scatter with a number. Then, unless `values` is false (the caller
+// checks them later with check_in_range), index's values in range.
+void check_scatter_gather(
     const char* fn,
     const Tensor& self,
     int64_t dim,
     const Tensor& index,
     const Tensor* src,
-    bool is_gather) {
+    bool is_gather,
+    bool values = true) {
   if (index.numel() == 0) {
     return;
   }
@@ -186,18 +190,7 @@ void check_scatter_gather_shapes(
           dim);
     }
   }
-}
-
-// check_scatter_gather_shapes, then index's values in range of self's dim.
-void check_scatter_gather(
-    const char* fn,
-    const Tensor& self,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor* src,
-    bool is_gather) {
-  check_scatter_gather_shapes(fn, self, dim, index, src, is_gather);
-  if (index.numel() > 0) {
+  if (values) {
     check_in_range(index, dim, nonempty_size(self, dim));
   }
 }
@@ -233,42 +226,26 @@ Tensor scattered_values(const Tensor& idx, const Tensor& src) {
   return kernels::view_as_strided(s, idx.sizes(), s.strides(), 0);
 }
 
-// scatter's and scatter_add's write: the scattered values written (added)
-// at the addressed places.
+// The scatters' write: the scattered values written at the addressed places
+// (no `op`), or each combined into its place by `op` in index order
+// (scatter_add, scatter_reduce, scatter(reduce=)).
 void scatter_kernel(
     const Tensor& out,
     int64_t dim,
     const Tensor& index,
     const Tensor& src,
-    bool accumulate) {
+    std::optional<kernels::Binary> op = std::nullopt) {
   if (index.numel() == 0) {
     return;
   }
   Tensor idx = at_least_1d(index);
-  kernels::index_put(
-      at_least_1d(out),
-      kernels::along_dim_indices(idx, dim),
-      scattered_values(idx, src),
-      accumulate);
-}
-
-// scatter_reduce's and the deprecated scatter(reduce=)'s write: each
-// scattered value combined into its place by `op`, in index order.
-void scatter_reduce_kernel(
-    const Tensor& out,
-    int64_t dim,
-    const Tensor& index,
-    const Tensor& src,
-    kernels::Binary op) {
-  if (index.numel() == 0) {
-    return;
+  std::vector<Tensor> places = kernels::along_dim_indices(idx, dim);
+  Tensor values = scattered_values(idx, src);
+  if (op) {
+    kernels::index_reduce_at(at_least_1d(out), places, values, *op);
+  } else {
+    kernels::index_put(at_least_1d(out), places, values, false);
   }
-  Tensor idx = at_least_1d(index);
-  kernels::index_reduce_at(
-      at_least_1d(out),
-      kernels::along_dim_indices(idx, dim),
-      scattered_values(idx, src),
-      op);
 }
 
 }  // namespace
@@ -303,9 +280,7 @@ Tensor scatter(
     const Tensor& src,
     bool inplace) {
   int64_t d = maybe_wrap_dim(dim, self.dim());
-  auto write = [&](const Tensor& out) {
-    scatter_kernel(out, d, index, src, false);
-  };
+  auto write = [&](const Tensor& out) { scatter_kernel(out, d, index, src); };
   auto save = [&](DimIndexNode& n) {
     n.dim = dim;
     n.index_ = SavedVariable(index, false);
@@ -328,8 +303,8 @@ Tensor scatter(
     bool inplace) {
   int64_t d = maybe_wrap_dim(dim, self.dim());
   bool is_value = src.impl()->is_wrapped_number;
-  check_scatter_gather_shapes(
-      "scatter", self, d, index, is_value ? nullptr : &src, false);
+  check_scatter_gather(
+      "scatter", self, d, index, is_value ? nullptr : &src, false, false);
   // torch checks the name after the dtypes and shapes, before the values.
   NPGRAD_CHECK(
       reduce == "add" || reduce == "multiply",
@@ -346,7 +321,7 @@ Tensor scatter(
         inplace ? "aten::scatter_" : "aten::scatter");
   };
   auto write = [&](const Tensor& out) {
-    scatter_reduce_kernel(out, d, index, src, op);
+    scatter_kernel(out, d, index, src, op);
   };
   if (is_value) {
     return write_into_node(self, inplace, {&self}, make, write);
@@ -365,14 +340,10 @@ void reset_scattered(
     const Tensor& src,
     const std::string& reduce) {
   if (reduce == "amax" || reduce == "amin") {
-    scatter_kernel(out, dim, index, src, false);
+    scatter_kernel(out, dim, index, src);
   } else {
     scatter_kernel(
-        out,
-        dim,
-        index,
-        wrapped_scalar(reduce == "prod" ? 1 : 0, out.dtype()),
-        false);
+        out, dim, index, wrapped_scalar(reduce == "prod" ? 1 : 0, out.dtype()));
   }
 }
 
@@ -382,7 +353,8 @@ void reset_scattered(
 void divide_by_count(
     const Tensor& out, int64_t dim, const Tensor& index, bool include_self) {
   Tensor count = kernels::full(out.sizes(), include_self ? 1 : 0, out.dtype());
-  scatter_kernel(count, dim, index, wrapped_scalar(1, out.dtype()), true);
+  scatter_kernel(
+      count, dim, index, wrapped_scalar(1, out.dtype()), kernels::Binary::Add);
   kernels::binary_out(
       kernels::Binary::Maximum, count, wrapped_scalar(1, out.dtype()), count);
   if (is_floating(out.dtype())) {
@@ -441,7 +413,7 @@ Tensor scatter_reduce(
     if (!include_self) {
       reset_scattered(out, d, index, src, reduce);
     }
-    scatter_reduce_kernel(out, d, index, src, op);
+    scatter_kernel(out, d, index, src, op);
     if (reduce == "mean") {
       divide_by_count(out, d, index, include_self);
     }
@@ -476,7 +448,9 @@ Tensor scatter_add(
           n.index_ = SavedVariable(index, false);
         }
       },
-      [&](const Tensor& out) { scatter_kernel(out, d, index, src, true); });
+      [&](const Tensor& out) {
+        scatter_kernel(out, d, index, src, kernels::Binary::Add);
+      });
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
