@@ -151,6 +151,9 @@ ERRORS = {
     "value_str": lambda lib: lib.scatter(lib.ones(2, 3), 0, lib.tensor([[0]]), "x", reduce="add"),
     "inplace_value_str": lambda lib: lib.ones(2, 3).scatter_(0, lib.tensor([[0]]), "x", reduce="add"),
     "value_and_src": lambda lib: lib.ones(2, 3).scatter(0, lib.tensor([[0]]), lib.ones(1, 1), value=1.0),
+    "reduce_none": lambda lib: lib.ones(2, 3).scatter(0, lib.tensor([[0]]), lib.ones(1, 1), reduce=None),
+    "value_none": lambda lib: lib.scatter(lib.ones(2, 3), 0, lib.tensor([[0]]), value=None),
+    "no_src": lambda lib: lib.ones(2, 3).scatter_(0, lib.tensor([[0]]), reduce="add"),
 }
 
 

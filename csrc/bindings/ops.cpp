@@ -875,6 +875,19 @@ std::vector<Tensor> index_tensors(
   return out;
 }
 
+// The default of scatter's src, value and reduce: an argument not given,
+// which None given is not (torch's "invalid combination" error). Never freed.
+py::handle not_given() {
+  static PyObject* sentinel =
+      PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type));
+  return sentinel;
+}
+
+py::arg_v not_given_arg(const char* name) {
+  return py::arg_v(
+      name, py::reinterpret_borrow<py::object>(not_given()), "...");
+}
+
 // scatter's arguments: src a tensor, or a Python number (given as src or
 // value=; a wrapped number of self's dtype); reduce a string or not given.
 // Anything else gets torch's "invalid combination" error.
@@ -893,15 +906,20 @@ ScatterArgs scatter_args(
     py::handle reduce,
     bool method) {
   // As torch's parser: src positionally or by name, or value by name.
-  py::handle given = value.is_none() ? src : value;
-  Tensor v = as_operand(given);
+  bool has_value = !value.is(not_given());
+  bool has_reduce = !reduce.is(not_given());
+  py::handle given = has_value ? value : src;
+  Tensor v = given.is(not_given()) ? Tensor() : as_operand(given);
   bool ok = is_tensor(self) && is_int_arg(dim) && is_tensor(index) &&
             v.defined() && !py::isinstance<py::str>(given) &&
-            (src.is_none() || value.is_none()) &&
-            (value.is_none() || v.impl()->is_wrapped_number) &&
-            (reduce.is_none() || py::isinstance<py::str>(reduce));
+            (src.is(not_given()) || !has_value) &&
+            (!has_value || v.impl()->is_wrapped_number) &&
+            (!has_reduce || py::isinstance<py::str>(reduce));
   if (!ok) {
-    std::vector<py::handle> got = {dim, index, given};
+    std::vector<py::handle> got = {dim, index};
+    if (!given.is(not_given())) {
+      got.push_back(given);
+    }
     if (!method) {
       got.insert(got.begin(), self);
     }
@@ -913,7 +931,7 @@ ScatterArgs scatter_args(
       v.impl()->is_wrapped_number
           ? ops::wrapped_scalar(kernels::item(v), self.cast<Tensor>().dtype())
           : v;
-  if (!reduce.is_none()) {
+  if (has_reduce) {
     args.reduce = reduce.cast<std::string>();
   }
   return args;
@@ -1027,10 +1045,10 @@ void bind_indexing(
         input...,
         "dim"_a,
         "index"_a,
-        "src"_a = py::none(),
+        not_given_arg("src"),
         py::kw_only(),
-        "value"_a = py::none(),
-        "reduce"_a = py::none());
+        not_given_arg("value"),
+        not_given_arg("reduce"));
   };
   def_scatter(m, "scatter", false, false, "input"_a);
   def_scatter(cls, "scatter", true, false);
