@@ -275,6 +275,7 @@ def test_errors(ng: Any, call: Any) -> None:
 WRITES = {
     "scatter_": lambda lib, x, s: x.scatter_(1, lib.tensor([[0, 1], [1, 4]]), s),
     "scatter_add_": lambda lib, x, s: x.scatter_add_(1, lib.tensor([[0, 1], [-1, 0]]), s),
+    "scatter_reduce_multiply_": lambda lib, x, s: x.scatter_(1, lib.tensor([[0, 1], [1, 4]]), 2.0, reduce="multiply"),
     "index_add_": lambda lib, x, s: x.index_add_(0, lib.tensor([0, 3]), s.expand(2, 4)),
     "index_copy_": lambda lib, x, s: x.index_copy_(0, lib.tensor([1, 3]), s.expand(2, 4)),
     "index_put_": lambda lib, x, s: x.index_put_((lib.tensor([0, 3]),), s[0, 0]),

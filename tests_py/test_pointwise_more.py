@@ -1,5 +1,5 @@
 """The in-place comparisons and logical ops, pow_/square_/sgn_, remainder(Number, Tensor),
-broadcast_shapes and broadcast_tensors, each against torch."""
+remainder's signed zeros, broadcast_shapes and broadcast_tensors, each against torch."""
 
 from __future__ import annotations
 
@@ -214,6 +214,50 @@ def test_remainder_number_self_matches_torch(ng: Any, torch_ref: Any) -> None:
 def test_remainder_number_self_argument_errors(ng: Any, torch_ref: Any, args: tuple[Any, ...]) -> None:
     def run(lib: Any) -> tuple[str, str]:
         return _error(lambda: lib.remainder(*args))
+
+    assert run(ng) == run(torch_ref)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_remainder_signed_zeros_match_torch(ng: Any, torch_ref: Any, dtype: str) -> None:
+    """A zero remainder has the sign of the dividend in torch (fmod's zero), where NumPy's
+    has the sign of the divisor; compared bit for bit (np.signbit) in every path: tensor
+    and number divisors, the in-place method, ``%`` and ``%=``, and a number dividend."""
+
+    def bits(t: Any) -> list[tuple[float, bool]]:
+        v = t.float().numpy() if hasattr(t, "numpy") else np.asarray(t)
+        return [(float(x), bool(np.signbit(x))) for x in np.ravel(v)]  # no nan here
+
+    def run(lib: Any) -> list[Any]:
+        dt = getattr(lib, dtype)
+        a = lib.tensor([-4.0, 4.0, -0.0, 0.0, -2.0, 2.0, 3.0, -3.0, 1.0], dtype=dt)
+        facts = []
+        for b in (
+            2.0,
+            -2.0,
+            lib.tensor(-2.0, dtype=dt),
+            lib.tensor([2.0, -2.0, 2.0, -2.0, -2.0, 2.0, 2.0, -2.0, 1.0], dtype=dt),
+        ):
+            facts.append(bits(lib.remainder(a, b)))
+            facts.append(bits(a % b))
+            c = a.clone()
+            c.remainder_(b)
+            facts.append(bits(c))
+            c = a.clone()
+            c %= b
+            facts.append(bits(c))
+        facts.append(bits(lib.remainder(-0.0, a[a != 0])))
+        return facts
+
+    assert run(ng) == run(torch_ref)
+
+
+def test_remainder_of_integers_by_floats(ng: Any, torch_ref: Any) -> None:
+    """An integer dividend promoted to float: the zero's sign is the integer's (+0 for 0)."""
+
+    def run(lib: Any) -> list[Any]:
+        r = lib.remainder(lib.tensor([-4, 4, 0]), -2.0)
+        return [(float(x), bool(np.signbit(x))) for x in r.numpy()] + [str(r.dtype)]
 
     assert run(ng) == run(torch_ref)
 

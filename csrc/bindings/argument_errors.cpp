@@ -10,6 +10,9 @@
 // rejects, a missing or surplus argument, an unknown keyword. The rewrite is
 // the cold path; a successful call pays one extra indirect call.
 //
+// Parameters declared bool take True and False only, as torch's (Note
+// [Strict bools]).
+//
 // Tensor parameters never take None (the Tensor caster rejects it), so a
 // function whose tensor argument may be None declares it std::optional<Tensor>
 // (or a py::handle it checks itself), as torch's "Tensor?" does.
@@ -138,7 +141,8 @@ TypeCheck check_value(const std::string& type, py::handle value) {
         value.is_none() || py::detail::make_caster<double>().load(value, true)};
   }
   if (type == "bool") {
-    return {"bool", py::detail::make_caster<bool>().load(value, true)};
+    // torch's bool takes True and False only (see strict_bools).
+    return {"bool", py::detail::make_caster<bool>().load(value, false)};
   }
   if (type.rfind("collections.abc.Sequence[typing.SupportsInt", 0) == 0 ||
       type.rfind("list[int]", 0) == 0) {
@@ -328,6 +332,27 @@ PyObject* dispatch_with_torch_errors(
   return nullptr;
 }
 
+// Note [Strict bools]: torch's parser takes only True and False for a bool
+// parameter (`sum(0, 1)`: "argument 'keepdim' (position 2) must be bool, not
+// int"), where pybind11's bool caster, allowed to convert, takes any object
+// with __bool__. Every parameter a signature declares `bool` is marked
+// no-convert, as py::arg(...).noconvert() would: the caster then takes True,
+// False and NumPy's bool only, and a mismatch gets torch's message above.
+void strict_bools(detail_record* rec) {
+  for (; rec != nullptr; rec = rec->next) {
+    for (const Param& p : parse_signature(rec->signature)) {
+      if (p.type != "bool") {
+        continue;
+      }
+      for (auto& arg : rec->args) {
+        if (arg.name != nullptr && p.name == arg.name) {
+          arg.convert = false;
+        }
+      }
+    }
+  }
+}
+
 // Routes one pybind11 function object through dispatch_with_torch_errors.
 void reroute(py::handle fn) {
   if (fn.ptr() == nullptr) {
@@ -344,6 +369,11 @@ void reroute(py::handle fn) {
   if (cfunc->m_ml->ml_meth == pybind11_dispatcher()) {
     cfunc->m_ml->ml_meth = reinterpret_cast<PyCFunction>(
         reinterpret_cast<void (*)()>(&dispatch_with_torch_errors));
+  }
+  if (cfunc->m_ml->ml_meth ==
+      reinterpret_cast<PyCFunction>(
+          reinterpret_cast<void (*)()>(&dispatch_with_torch_errors))) {
+    strict_bools(py::detail::function_record_ptr_from_PyObject(cfunc->m_self));
   }
 }
 

@@ -25,10 +25,14 @@ constexpr const char* kWhereSignatures =
     " * (Tensor condition, Number self, Number other)\n";
 constexpr const char* kScatterSignatures =
     " * (Tensor input, int dim, Tensor index, Tensor src)\n"
-    " * (Tensor input, int dim, Tensor index, Number value)\n";
+    " * (Tensor input, int dim, Tensor index, Tensor src, *, str reduce)\n"
+    " * (Tensor input, int dim, Tensor index, Number value)\n"
+    " * (Tensor input, int dim, Tensor index, Number value, *, str reduce)\n";
 constexpr const char* kScatterMethodSignatures =
     " * (int dim, Tensor index, Tensor src)\n"
-    " * (int dim, Tensor index, Number value)\n";
+    " * (int dim, Tensor index, Tensor src, *, str reduce)\n"
+    " * (int dim, Tensor index, Number value)\n"
+    " * (int dim, Tensor index, Number value, *, str reduce)\n";
 constexpr const char* kWhereMethodSignatures =
     " * (Tensor condition, Tensor other)\n"
     " * (Tensor condition, Number other)\n";
@@ -871,31 +875,84 @@ std::vector<Tensor> index_tensors(
   return out;
 }
 
-// scatter's src: a tensor, or a Python number (a wrapped number of self's
-// dtype); anything else gets torch's "invalid combination" error.
-Tensor scatter_src(
+// The default of scatter's src, value and reduce: an argument not given,
+// which None given is not (torch's "invalid combination" error). Never freed.
+py::handle not_given() {
+  static PyObject* sentinel =
+      PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type));
+  return sentinel;
+}
+
+py::arg_v not_given_arg(const char* name) {
+  return py::arg_v(
+      name, py::reinterpret_borrow<py::object>(not_given()), "...");
+}
+
+// scatter's arguments: src a tensor, or a Python number (given as src or
+// value=; a wrapped number of self's dtype); reduce a string or not given.
+// Anything else gets torch's "invalid combination" error.
+struct ScatterArgs {
+  Tensor src;
+  std::optional<std::string> reduce;
+};
+
+ScatterArgs scatter_args(
+    const char* name,
     py::handle self,
     py::handle dim,
     py::handle index,
     py::handle src,
+    py::handle value,
+    py::handle reduce,
     bool method) {
-  Tensor v = as_operand(src);
+  // As torch's parser: src positionally or by name, or value by name.
+  bool has_value = !value.is(not_given());
+  bool has_reduce = !reduce.is(not_given());
+  py::handle given = has_value ? value : src;
+  Tensor v = given.is(not_given()) ? Tensor() : as_operand(given);
   bool ok = is_tensor(self) && is_int_arg(dim) && is_tensor(index) &&
-            v.defined() && !py::isinstance<py::str>(src);
+            v.defined() && !py::isinstance<py::str>(given) &&
+            (src.is(not_given()) || !has_value) &&
+            (!has_value || v.impl()->is_wrapped_number) &&
+            (!has_reduce || py::isinstance<py::str>(reduce));
   if (!ok) {
-    std::vector<py::handle> got = {dim, index, src};
+    std::vector<py::handle> got = {dim, index};
+    if (!given.is(not_given())) {
+      got.push_back(given);
+    }
     if (!method) {
       got.insert(got.begin(), self);
     }
     throw_invalid_combination(
-        method ? "scatter" : "scatter",
-        got,
-        method ? kScatterMethodSignatures : kScatterSignatures);
+        name, got, method ? kScatterMethodSignatures : kScatterSignatures);
   }
-  if (v.impl()->is_wrapped_number) {
-    return ops::wrapped_scalar(kernels::item(v), self.cast<Tensor>().dtype());
+  ScatterArgs args;
+  args.src =
+      v.impl()->is_wrapped_number
+          ? ops::wrapped_scalar(kernels::item(v), self.cast<Tensor>().dtype())
+          : v;
+  if (has_reduce) {
+    args.reduce = reduce.cast<std::string>();
   }
-  return v;
+  return args;
+}
+
+// torch's warning (once per process, as its TORCH_WARN_ONCE) for the
+// deprecated reduce argument with a tensor src.
+void warn_scatter_reduce_deprecated() {
+  static bool warned = false;
+  if (warned) {
+    return;
+  }
+  warned = true;
+  if (PyErr_WarnEx(
+          PyExc_UserWarning,
+          "The reduce argument of torch.scatter with Tensor src is deprecated "
+          "and will be removed in a future PyTorch release. Use "
+          "torch.scatter_reduce instead for more reduction options.",
+          1) < 0) {
+    throw py::error_already_set();  // warnings turned into errors
+  }
 }
 
 // An op that writes into self (Note [Ops that write into self] in
@@ -937,43 +994,65 @@ void bind_indexing(
       "index"_a,
       py::kw_only(),
       "sparse_grad"_a = false);
-  // scatter's src may be a number: its own overload in torch.
+  // scatter's src may be a number (its own overload in torch), and either
+  // may come with torch's deprecated reduce.
   auto scatter = [](py::object self,
                     py::handle dim,
                     py::handle index,
                     py::handle src,
+                    py::handle value,
+                    py::handle reduce,
                     bool method,
                     bool inplace) -> py::object {
-    Tensor s = scatter_src(self, dim, index, src, method);
-    Tensor out = ops::scatter(
-        self.cast<Tensor>(),
-        dim.cast<int64_t>(),
-        index.cast<Tensor>(),
-        s,
-        inplace);
+    ScatterArgs a = scatter_args(
+        inplace ? "scatter_" : "scatter",
+        self,
+        dim,
+        index,
+        src,
+        value,
+        reduce,
+        method);
+    if (a.reduce && !a.src.impl()->is_wrapped_number) {
+      warn_scatter_reduce_deprecated();
+    }
+    Tensor t = self.cast<Tensor>();
+    auto d = dim.cast<int64_t>();
+    auto i = index.cast<Tensor>();
+    Tensor out = a.reduce ? ops::scatter(t, d, i, a.src, *a.reduce, inplace)
+                          : ops::scatter(t, d, i, a.src, inplace);
     return inplace ? self : py::cast(out);
   };
-  m.def(
-      "scatter",
-      [scatter](
-          py::object self, py::handle dim, py::handle index, py::handle src) {
-        return scatter(self, dim, index, src, false, false);
-      },
-      "input"_a,
-      "dim"_a,
-      "index"_a,
-      "src"_a);
-  for (bool inplace : {false, true}) {
-    cls.def(
-        inplace ? "scatter_" : "scatter",
-        [scatter, inplace](
-            py::object self, py::handle dim, py::handle index, py::handle src) {
-          return scatter(self, dim, index, src, true, inplace);
+  // The function (`input` first) and the two methods, with one parameter
+  // list.
+  auto def_scatter = [&scatter](
+                         auto& target,
+                         const char* name,
+                         bool method,
+                         bool inplace,
+                         auto... input) {
+    target.def(
+        name,
+        [scatter, method, inplace](
+            py::object self,
+            py::handle dim,
+            py::handle index,
+            py::handle src,
+            py::handle value,
+            py::handle reduce) {
+          return scatter(self, dim, index, src, value, reduce, method, inplace);
         },
+        input...,
         "dim"_a,
         "index"_a,
-        "src"_a);
-  }
+        not_given_arg("src"),
+        py::kw_only(),
+        not_given_arg("value"),
+        not_given_arg("reduce"));
+  };
+  def_scatter(m, "scatter", false, false, "input"_a);
+  def_scatter(cls, "scatter", true, false);
+  def_scatter(cls, "scatter_", true, true);
   mark_torch_overloaded(m.attr("scatter"), 1);
   mark_torch_overloaded(cls.attr("scatter"), 1);
   mark_torch_overloaded(cls.attr("scatter_"), 1);

@@ -68,7 +68,8 @@ double item(const Tensor& t);
   _(LogicalOr, "logical_or")           \
   _(LogicalXor, "logical_xor")         \
   _(Fmod, "fmod")                      \
-  _(Remainder, "remainder")
+  _(Remainder, "remainder")            \
+  _(Copysign, "copysign")
 
 enum class Binary {
 #define NPGRAD_BINARY_ENUM(name, ufunc) name,

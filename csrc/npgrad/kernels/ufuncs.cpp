@@ -104,12 +104,10 @@ bool scalar_in_float32(Binary op, const Tensor& b, ScalarType compute) {
          (op == Binary::Mul || op == Binary::Div) && b.dim() == 0 &&
          b.dtype() != compute;
 }
-}  // namespace
 
-Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
-  if (scalar_in_float32(op, b, compute)) {
-    return cast(binary(op, a, b, ScalarType::Float32), compute);
-  }
+// binary() through the op's NumPy ufunc (or its direct inner loop).
+Tensor binary_ufunc(
+    Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
   Tensor fast;
   if (try_binary_loop(op, a, b, compute, nullptr, &fast)) {
     return fast;
@@ -124,11 +122,41 @@ Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
       {&a, &b}));
 }
 
+// torch's remainder of floats: fmod's remainder, moved by b where its sign
+// is not b's. NumPy's computes the same values but gives a zero the sign of
+// b (npy_divmod's copysign(0, b)); torch's zero is fmod's, the sign of a.
+Tensor float_remainder(const Tensor& a, const Tensor& b, ScalarType compute) {
+  Tensor r = binary_ufunc(Binary::Remainder, a, b, compute);
+  Tensor zero =
+      binary_ufunc(Binary::Eq, r, scalar_tensor(0, compute, true), compute);
+  return where(zero, binary_ufunc(Binary::Copysign, r, a, compute), r, compute);
+}
+
+bool is_float_remainder(Binary op, ScalarType compute) {
+  return op == Binary::Remainder && is_floating(compute);
+}
+}  // namespace
+
+Tensor binary(Binary op, const Tensor& a, const Tensor& b, ScalarType compute) {
+  if (scalar_in_float32(op, b, compute)) {
+    return cast(binary(op, a, b, ScalarType::Float32), compute);
+  }
+  if (is_float_remainder(op, compute)) {
+    return float_remainder(a, b, compute);
+  }
+  return binary_ufunc(op, a, b, compute);
+}
+
 void binary_out(
     Binary op, const Tensor& a, const Tensor& b, const Tensor& out) {
   ScalarType compute = out.dtype();
   if (scalar_in_float32(op, b, compute)) {
     copy_into(out, binary(op, a, b, ScalarType::Float32));
+    return;
+  }
+  if (is_float_remainder(op, compute)) {
+    // Not in place: the zeros' signs are read from a, which out may be.
+    copy_into(out, float_remainder(a, b, compute));
     return;
   }
   if (try_binary_loop(op, a, b, compute, &out, nullptr)) {

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/embedding_bag_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
@@ -32,11 +34,6 @@ void check_index_dtype(const Tensor& t, const char* arg) {
       "' to have one of the following scalar types: Long, Int; but got ",
       legacy_type_name(t.dtype()),
       " instead (while checking arguments for embedding_bag)");
-}
-
-ScalarType compute_dtype(ScalarType dtype) {
-  return dtype == ScalarType::Float64 ? ScalarType::Float64
-                                      : ScalarType::Float32;
 }
 
 // A contiguous copy (or the tensor itself) in dtype, with grad mode off.
@@ -301,7 +298,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
   int64_t bags = include_last_offset ? off.numel() - 1 : off.numel();
   std::vector<int64_t> bag_of = bags_of(op, bags, n);
 
-  ScalarType dtype = compute_dtype(weight.dtype());
+  ScalarType dtype = opmath_type(weight.dtype());
   Tensor w = dense_as(weight, dtype);
   Tensor psw = has_psw ? dense_as(per_sample_weights, dtype) : Tensor();
   Tensor out = zeros({bags, dim}, dtype);
@@ -310,39 +307,24 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embedding_bag(
       mode == kMax ? new_int64({bags, dim}) : new_int64({bags});
   auto* bs = static_cast<int64_t*>(bag_size.data_ptr());
   auto* mi = static_cast<int64_t*>(max_indices.data_ptr());
-  if (dtype == ScalarType::Float64) {
-    bag_forward<double>(
-        static_cast<const double*>(w.data_ptr()),
+  kernels::dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bag_forward<T>(
+        static_cast<const T*>(w.data_ptr()),
         ip,
         bag_of.data(),
-        has_psw ? static_cast<const double*>(psw.data_ptr()) : nullptr,
+        has_psw ? static_cast<const T*>(psw.data_ptr()) : nullptr,
         n,
         dim,
         mode,
         padding_idx,
-        static_cast<double*>(out.data_ptr()),
+        static_cast<T*>(out.data_ptr()),
         bs,
         mi);
     if (mode == kMean) {
-      bag_mean(static_cast<double*>(out.data_ptr()), bs, bags, dim);
+      bag_mean(static_cast<T*>(out.data_ptr()), bs, bags, dim);
     }
-  } else {
-    bag_forward<float>(
-        static_cast<const float*>(w.data_ptr()),
-        ip,
-        bag_of.data(),
-        has_psw ? static_cast<const float*>(psw.data_ptr()) : nullptr,
-        n,
-        dim,
-        mode,
-        padding_idx,
-        static_cast<float*>(out.data_ptr()),
-        bs,
-        mi);
-    if (mode == kMean) {
-      bag_mean(static_cast<float*>(out.data_ptr()), bs, bags, dim);
-    }
-  }
+  });
   {
     AutoGradMode no_grad(false);
     out = to_dtype(out, weight.dtype());
@@ -396,7 +378,7 @@ Tensor embedding_bag_backward(
     int64_t num_weights,
     ScalarType weight_dtype,
     bool scale_grad_by_freq) {
-  ScalarType dtype = compute_dtype(weight_dtype);
+  ScalarType dtype = opmath_type(weight_dtype);
   EmbeddingBagSaved s = saved;
   s.indices = dense_as(saved.indices, ScalarType::Int64);
   s.bag_size = dense_as(saved.bag_size, ScalarType::Int64);
@@ -414,25 +396,17 @@ Tensor embedding_bag_backward(
                    ? dense_as(per_sample_weights, dtype)
                    : Tensor();
   Tensor gw = zeros({num_weights, dim}, dtype);
-  if (dtype == ScalarType::Float64) {
-    bag_backward<double>(
-        static_cast<const double*>(g.data_ptr()),
+  kernels::dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    bag_backward<T>(
+        static_cast<const T*>(g.data_ptr()),
         s,
         bag_of.data(),
-        psw.defined() ? static_cast<const double*>(psw.data_ptr()) : nullptr,
+        psw.defined() ? static_cast<const T*>(psw.data_ptr()) : nullptr,
         counts,
         dim,
-        static_cast<double*>(gw.data_ptr()));
-  } else {
-    bag_backward<float>(
-        static_cast<const float*>(g.data_ptr()),
-        s,
-        bag_of.data(),
-        psw.defined() ? static_cast<const float*>(psw.data_ptr()) : nullptr,
-        counts,
-        dim,
-        static_cast<float*>(gw.data_ptr()));
-  }
+        static_cast<T*>(gw.data_ptr()));
+  });
   {
     AutoGradMode no_grad(false);
     gw = to_dtype(gw, weight_dtype);
@@ -443,7 +417,7 @@ Tensor embedding_bag_backward(
 
 Tensor embedding_bag_per_sample_weights_backward(
     const Tensor& grad, const Tensor& weight, const EmbeddingBagSaved& saved) {
-  ScalarType dtype = compute_dtype(weight.dtype());
+  ScalarType dtype = opmath_type(weight.dtype());
   Tensor idx = dense_as(saved.indices, ScalarType::Int64);
   std::vector<int64_t> bag_of = bags_from(saved, grad);
   int64_t n = idx.numel();
@@ -452,27 +426,18 @@ Tensor embedding_bag_per_sample_weights_backward(
   Tensor w = dense_as(weight, dtype);
   Tensor out = zeros({n}, dtype);
   const auto* ip = static_cast<const int64_t*>(idx.data_ptr());
-  if (dtype == ScalarType::Float64) {
-    psw_backward<double>(
-        static_cast<const double*>(g.data_ptr()),
-        static_cast<const double*>(w.data_ptr()),
+  kernels::dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    psw_backward<T>(
+        static_cast<const T*>(g.data_ptr()),
+        static_cast<const T*>(w.data_ptr()),
         ip,
         bag_of.data(),
         n,
         dim,
         saved.padding_idx,
-        static_cast<double*>(out.data_ptr()));
-  } else {
-    psw_backward<float>(
-        static_cast<const float*>(g.data_ptr()),
-        static_cast<const float*>(w.data_ptr()),
-        ip,
-        bag_of.data(),
-        n,
-        dim,
-        saved.padding_idx,
-        static_cast<float*>(out.data_ptr()));
-  }
+        static_cast<T*>(out.data_ptr()));
+  });
   {
     AutoGradMode no_grad(false);
     out = to_dtype(out, weight.dtype());

@@ -1,6 +1,7 @@
-// Ops that address elements by an index tensor or a mask: gather, scatter,
-// scatter_add, index_select, index_add, index_copy, masked_select,
-// masked_scatter, take_along_dim, nonzero, index_put.
+// Ops that address elements by an index tensor or a mask: gather, scatter
+// (with and without reduce), scatter_add, scatter_reduce, index_select,
+// index_add, index_copy, masked_select, masked_scatter, take_along_dim,
+// nonzero, index_put.
 //
 // Note [Ops that write into self]
 // scatter, scatter_add, index_add, index_copy, masked_scatter and index_put
@@ -9,9 +10,13 @@
 // through the mutation path (Note [The mutation path], inplace.cpp). Every
 // check runs before anything is written, so a bad index leaves every tensor
 // as it was.
+#include <optional>
+#include <vector>
+
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 #include "npgrad/kernels/kernels.h"
@@ -27,25 +32,23 @@ using namespace npgrad::autograd;
 
 namespace {
 
-// See Note [Ops that write into self]. `save` fills the node's saved state
-// (called only when the result requires grad); `write` writes into the
-// tensor it is given.
-template <typename NodeT, typename Save, typename Write>
-Tensor write_into(
+// See Note [Ops that write into self]. `make` builds the node (called only
+// when the result requires grad); `write` writes into the tensor it is given.
+template <typename MakeNode, typename Write>
+Tensor write_into_node(
     const Tensor& self,
     bool inplace,
     std::initializer_list<const Tensor*> inputs,
-    Save save,
+    MakeNode make,
     Write write) {
   bool rg = compute_requires_grad(inputs);
   if (inplace) {
     check_inplace(self, rg);
   }
-  std::shared_ptr<NodeT> node;
+  std::shared_ptr<Node> node;
   if (rg) {
-    node = make_node<NodeT>();
+    node = make();
     node->set_next_edges(collect_next_edges(inputs));
-    save(*node);
   }
   Tensor out = inplace ? self : kernels::cast(self, self.dtype());
   write(out);
@@ -55,6 +58,26 @@ Tensor write_into(
     set_history(out, node);
   }
   return out;
+}
+
+// write_into_node with a node of type NodeT whose saved state `save` fills.
+template <typename NodeT, typename Save, typename Write>
+Tensor write_into(
+    const Tensor& self,
+    bool inplace,
+    std::initializer_list<const Tensor*> inputs,
+    Save save,
+    Write write) {
+  return write_into_node(
+      self,
+      inplace,
+      inputs,
+      [&] {
+        auto node = make_node<NodeT>();
+        save(*node);
+        return node;
+      },
+      write);
 }
 
 // A 0-dim tensor as one of one element (torch's gather and scatter treat
@@ -96,14 +119,16 @@ void check_in_range(const Tensor& index, int64_t d, int64_t size) {
 
 // gather's and scatter's checks (ATen's scatter_gather_dtype_check and
 // gather_shape_check / scatter_shape_check); src is undefined for gather
-// and for scatter with a number.
+// and for scatter with a number. Then, unless `values` is false (the caller
+// checks them later with check_in_range), index's values in range.
 void check_scatter_gather(
     const char* fn,
     const Tensor& self,
     int64_t dim,
     const Tensor& index,
     const Tensor* src,
-    bool is_gather) {
+    bool is_gather,
+    bool values = true) {
   if (index.numel() == 0) {
     return;
   }
@@ -165,7 +190,9 @@ void check_scatter_gather(
           dim);
     }
   }
-  check_in_range(index, dim, nonempty_size(self, dim));
+  if (values) {
+    check_in_range(index, dim, nonempty_size(self, dim));
+  }
 }
 
 // index_add's and index_copy's index: a vector or a scalar.
@@ -189,28 +216,36 @@ std::vector<Tensor> at_dim(int64_t rank, int64_t dim, const Tensor& index) {
   return indices;
 }
 
-// scatter's and scatter_add's write: src's leading block of index's shape
-// written (added) at the addressed places.
+// The values a scatter writes for `idx` (index as at least 1-d): src's
+// leading block of idx's shape, or the wrapped number itself.
+Tensor scattered_values(const Tensor& idx, const Tensor& src) {
+  if (src.impl()->is_wrapped_number) {
+    return src;
+  }
+  Tensor s = at_least_1d(src);
+  return kernels::view_as_strided(s, idx.sizes(), s.strides(), 0);
+}
+
+// The scatters' write: the scattered values written at the addressed places
+// (no `op`), or each combined into its place by `op` in index order
+// (scatter_add, scatter_reduce, scatter(reduce=)).
 void scatter_kernel(
     const Tensor& out,
     int64_t dim,
     const Tensor& index,
     const Tensor& src,
-    bool accumulate) {
+    std::optional<kernels::Binary> op = std::nullopt) {
   if (index.numel() == 0) {
     return;
   }
   Tensor idx = at_least_1d(index);
-  Tensor values = src;
-  if (!src.impl()->is_wrapped_number) {
-    Tensor s = at_least_1d(src);
-    values = kernels::view_as_strided(s, idx.sizes(), s.strides(), 0);
+  std::vector<Tensor> places = kernels::along_dim_indices(idx, dim);
+  Tensor values = scattered_values(idx, src);
+  if (op) {
+    kernels::index_reduce_at(at_least_1d(out), places, values, *op);
+  } else {
+    kernels::index_put(at_least_1d(out), places, values, false);
   }
-  kernels::index_put(
-      at_least_1d(out),
-      kernels::along_dim_indices(idx, dim),
-      values,
-      accumulate);
 }
 
 }  // namespace
@@ -245,9 +280,7 @@ Tensor scatter(
     const Tensor& src,
     bool inplace) {
   int64_t d = maybe_wrap_dim(dim, self.dim());
-  auto write = [&](const Tensor& out) {
-    scatter_kernel(out, d, index, src, false);
-  };
+  auto write = [&](const Tensor& out) { scatter_kernel(out, d, index, src); };
   auto save = [&](DimIndexNode& n) {
     n.dim = dim;
     n.index_ = SavedVariable(index, false);
@@ -261,6 +294,41 @@ Tensor scatter(
       self, inplace, {&self, &src}, save, write);
 }
 
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const std::string& reduce,
+    bool inplace) {
+  int64_t d = maybe_wrap_dim(dim, self.dim());
+  bool is_value = src.impl()->is_wrapped_number;
+  check_scatter_gather(
+      "scatter", self, d, index, is_value ? nullptr : &src, false, false);
+  // torch checks the name after the dtypes and shapes, before the values.
+  NPGRAD_CHECK(
+      reduce == "add" || reduce == "multiply",
+      "reduce argument must be either add or multiply.");
+  if (index.numel() > 0) {
+    check_in_range(index, d, nonempty_size(self, d));
+  }
+  kernels::Binary op =
+      reduce == "add" ? kernels::Binary::Add : kernels::Binary::Mul;
+  // torch has no derivative for this overload: its NotImplemented node,
+  // named after the in-place or out-of-place op, raises at backward.
+  auto make = [&] {
+    return make_node<NotImplemented>(
+        inplace ? "aten::scatter_" : "aten::scatter");
+  };
+  auto write = [&](const Tensor& out) {
+    scatter_kernel(out, d, index, src, op);
+  };
+  if (is_value) {
+    return write_into_node(self, inplace, {&self}, make, write);
+  }
+  return write_into_node(self, inplace, {&self, &src}, make, write);
+}
+
 namespace {
 // The value scatter_reduce starts from where include_self is false: the
 // reduction's identity (amax and amin instead start from one of the
@@ -272,14 +340,10 @@ void reset_scattered(
     const Tensor& src,
     const std::string& reduce) {
   if (reduce == "amax" || reduce == "amin") {
-    scatter_kernel(out, dim, index, src, false);
+    scatter_kernel(out, dim, index, src);
   } else {
     scatter_kernel(
-        out,
-        dim,
-        index,
-        wrapped_scalar(reduce == "prod" ? 1 : 0, out.dtype()),
-        false);
+        out, dim, index, wrapped_scalar(reduce == "prod" ? 1 : 0, out.dtype()));
   }
 }
 
@@ -289,7 +353,8 @@ void reset_scattered(
 void divide_by_count(
     const Tensor& out, int64_t dim, const Tensor& index, bool include_self) {
   Tensor count = kernels::full(out.sizes(), include_self ? 1 : 0, out.dtype());
-  scatter_kernel(count, dim, index, wrapped_scalar(1, out.dtype()), true);
+  scatter_kernel(
+      count, dim, index, wrapped_scalar(1, out.dtype()), kernels::Binary::Add);
   kernels::binary_out(
       kernels::Binary::Maximum, count, wrapped_scalar(1, out.dtype()), count);
   if (is_floating(out.dtype())) {
@@ -348,13 +413,7 @@ Tensor scatter_reduce(
     if (!include_self) {
       reset_scattered(out, d, index, src, reduce);
     }
-    Tensor idx = at_least_1d(index);
-    Tensor s = at_least_1d(src);
-    kernels::index_reduce_at(
-        at_least_1d(out),
-        kernels::along_dim_indices(idx, d),
-        kernels::view_as_strided(s, idx.sizes(), s.strides(), 0),
-        op);
+    scatter_kernel(out, d, index, src, op);
     if (reduce == "mean") {
       divide_by_count(out, d, index, include_self);
     }
@@ -389,7 +448,9 @@ Tensor scatter_add(
           n.index_ = SavedVariable(index, false);
         }
       },
-      [&](const Tensor& out) { scatter_kernel(out, d, index, src, true); });
+      [&](const Tensor& out) {
+        scatter_kernel(out, d, index, src, kernels::Binary::Add);
+      });
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {

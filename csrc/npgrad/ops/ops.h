@@ -312,6 +312,16 @@ Tensor scatter(
     const Tensor& index,
     const Tensor& src,
     bool inplace);
+/// torch's deprecated scatter(dim, index, src|value, reduce=): reduce "add"
+/// or "multiply" combines each value into its place; records torch's
+/// NotImplemented node (a backward through it raises).
+Tensor scatter(
+    const Tensor& self,
+    int64_t dim,
+    const Tensor& index,
+    const Tensor& src,
+    const std::string& reduce,
+    bool inplace);
 /// reduce one of sum, prod, mean, amax, amin (ScatterReduceBackward0).
 Tensor scatter_reduce(
     const Tensor& self,

@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/upsample_nodes.h"
 #include "npgrad/kernels/float16.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
@@ -184,25 +186,17 @@ Tensor lerp(const Tensor& x, int64_t dim, const AxisPlan& p) {
   int64_t out_len = p.i0.numel();
   sizes[static_cast<std::size_t>(dim)] = out_len;
   Tensor out = kernels::empty(sizes, src.dtype());
-  if (src.dtype() == ScalarType::Float64) {
+  kernels::dispatch_floating(src.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
     lerp_axis(
-        static_cast<const double*>(src.data_ptr()),
-        static_cast<double*>(out.data_ptr()),
+        static_cast<const T*>(src.data_ptr()),
+        static_cast<T*>(out.data_ptr()),
         outer,
         in_len,
         out_len,
         inner,
         p);
-  } else {
-    lerp_axis(
-        static_cast<const float*>(src.data_ptr()),
-        static_cast<float*>(out.data_ptr()),
-        outer,
-        in_len,
-        out_len,
-        inner,
-        p);
-  }
+  });
   return out;
 }
 
@@ -217,26 +211,18 @@ std::vector<AxisPlan> plan_axes(
     int64_t dim = static_cast<int64_t>(k) + 2;
     int64_t in = input_size[static_cast<std::size_t>(dim)];
     int64_t out = args.output_size[k];
-    plans.push_back(
-        dtype == ScalarType::Float64
-            ? plan_axis<double>(
-                  args.mode,
-                  in,
-                  out,
-                  args.scales[k],
-                  args.align_corners,
-                  dim,
-                  ndim,
-                  false)
-            : plan_axis<float>(
-                  args.mode,
-                  in,
-                  out,
-                  args.scales[k],
-                  args.align_corners,
-                  dim,
-                  ndim,
-                  dtype == ScalarType::Float16 && plans_1d));
+    kernels::dispatch_floating(opmath_type(dtype), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      plans.push_back(plan_axis<T>(
+          args.mode,
+          in,
+          out,
+          args.scales[k],
+          args.align_corners,
+          dim,
+          ndim,
+          dtype == ScalarType::Float16 && plans_1d));
+    });
   }
   return plans;
 }
@@ -297,12 +283,6 @@ void check_dtype(ScalarType dtype, UpsampleMode mode) {
       " not implemented for '",
       scalar_type_name(dtype),
       "'");
-}
-
-// float16 computes in float32 and rounds once, as torch's kernels (opmath).
-ScalarType compute_dtype(ScalarType dtype) {
-  return dtype == ScalarType::Float64 ? ScalarType::Float64
-                                      : ScalarType::Float32;
 }
 
 template <typename N1, typename N2>
@@ -376,7 +356,9 @@ UpsampleArgs upsample_args(
 Tensor upsample(const Tensor& input, const UpsampleArgs& args) {
   check_upsample(input.sizes(), args);
   check_dtype(input.dtype(), args.mode);
-  ScalarType dtype = compute_dtype(input.dtype());
+  // float16 and bfloat16 compute in float32 and round once, as torch's
+  // kernels (their opmath type).
+  ScalarType dtype = opmath_type(input.dtype());
   std::vector<AxisPlan> plans = plan_axes(input.sizes(), args, input.dtype());
   Tensor x;
   {
@@ -415,7 +397,7 @@ Tensor upsample_backward(
     const Tensor& grad, const UpsampleArgs& args, const Shape& input_size) {
   check_upsample(input_size, args);
   check_dtype(grad.dtype(), args.mode);
-  ScalarType dtype = compute_dtype(grad.dtype());
+  ScalarType dtype = opmath_type(grad.dtype());
   std::vector<AxisPlan> plans = plan_axes(input_size, args, grad.dtype());
   Tensor g;
   {

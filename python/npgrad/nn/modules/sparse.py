@@ -23,6 +23,20 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+def _reset_table(table: Embedding | EmbeddingBag) -> None:
+    """Both modules' ``reset_parameters``: the weight from ``N(0, 1)``, then the
+    ``padding_idx`` row zeroed (through the module's method, as torch's)."""
+    init.normal_(table.weight)
+    table._fill_padding_idx_with_zero()
+
+
+def _zero_padding_row(table: Embedding | EmbeddingBag) -> None:
+    """Both modules' ``_fill_padding_idx_with_zero``."""
+    if table.padding_idx is not None:
+        with no_grad():
+            table.weight[table.padding_idx].fill_(0)
+
+
 class Embedding(Module):
     """The rows of ``weight`` named by an integer input: ``(*)`` indices give
     ``(*, embedding_dim)``. The ``padding_idx`` row gets no gradient; ``max_norm``
@@ -101,13 +115,10 @@ class Embedding(Module):
         >>> emb.weight[1].tolist()
         [0.0, 0.0, 0.0]
         """
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
+        _reset_table(self)
 
     def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        _zero_padding_row(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.embedding(
@@ -260,13 +271,10 @@ class EmbeddingBag(Module):
         >>> bag.weight[0].tolist()
         [0.0, 0.0, 0.0]
         """
-        init.normal_(self.weight)
-        self._fill_padding_idx_with_zero()
+        _reset_table(self)
 
     def _fill_padding_idx_with_zero(self) -> None:
-        if self.padding_idx is not None:
-            with no_grad():
-                self.weight[self.padding_idx].fill_(0)
+        _zero_padding_row(self)
 
     def forward(self, input: Tensor, offsets: Tensor | None = None, per_sample_weights: Tensor | None = None) -> Tensor:
         return F.embedding_bag(
