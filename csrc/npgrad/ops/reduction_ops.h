@@ -230,6 +230,41 @@ struct Logsumexp {
       "1"};
 };
 
+struct Nansum {
+  static constexpr const char* name = "nansum";
+  static constexpr const char* node = "NansumBackward0";
+  static constexpr Dim dim = Dim::Optional;
+  static constexpr Dtype dtype = Dtype::IntegersToInt64;
+  static constexpr bool takes_dtype = true;
+  static constexpr unsigned saves = Saved::Dim | Saved::Keepdim | Saved::Self;
+  // sum with NaN read as 0 (integers have none).
+  static Tensor kernel(
+      const Tensor& a,
+      const std::vector<int64_t>& dims,
+      bool keepdim,
+      ScalarType dtype) {
+    if (!is_floating(a.dtype())) {
+      return Sum::kernel(a, dims, keepdim, dtype);
+    }
+    Tensor nan = kernels::binary(kernels::Binary::Ne, a, a, a.dtype());
+    Tensor zeroed =
+        kernels::where(nan, wrapped_scalar(0, a.dtype()), a, a.dtype());
+    return Sum::kernel(zeroed, dims, keepdim, dtype);
+  }
+  // The gradient of the elements that are not NaN, as torch's
+  // nansum_backward (grad in self's dtype).
+  static Tensor backward(const Tensor& grad, const ReductionSaved& s) {
+    return mul(
+        s.unreduced(to_dtype(grad, s.self.dtype())),
+        logical_not(isnan(s.self)));
+  }
+  static constexpr OpDoc doc = {
+      "The sum over ``dim`` (all dims by default) with NaN counted as zero",
+      "[[1.0, float('nan')], [3.0, 4.0]]",
+      "tensor([1., 7.])",
+      "1"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using ReductionOps = OpList<
@@ -237,7 +272,8 @@ using ReductionOps = OpList<
     Mean,
     Amax,
     Amin,
-    Logsumexp>;
+    Logsumexp,
+    Nansum>;
 // clang-format on
 
 }  // namespace npgrad::ops::reduction_ops
