@@ -47,6 +47,14 @@ def _parameters(op: dict[str, Any], method: bool = False) -> str:
     return f", other: {other}{alpha}"
 
 
+def _def(name: str, parameters: str, indent: str = "") -> str:
+    """A stub's ``def`` line, wrapped as ruff format wraps one longer than 120 columns."""
+    line = f"{indent}def {name}({parameters}) -> Tensor: ...\n"
+    if len(line) - 1 <= 120:
+        return line
+    return f"{indent}def {name}(\n{indent}    {parameters}\n{indent}) -> Tensor: ...\n"
+
+
 def _activation_parameters(op: dict[str, Any]) -> str:
     """An activation's scalar parameters after ``input``/``self``."""
     out = ""
@@ -63,9 +71,9 @@ def _activation_parameters(op: dict[str, Any]) -> str:
 def _methods(table: Table, activations: Table) -> list[str]:
     lines = []
     for op in (op for op in table if op["public"]):
-        lines.append(f"    def {op['name']}(self{_parameters(op, method=True)}) -> Tensor: ...\n")
+        lines.append(_def(op["name"], f"self{_parameters(op, method=True)}", indent="    "))
         if op["inplace"]:
-            lines.append(f"    def {op['inplace']}(self{_parameters(op, method=True)}) -> Tensor: ...\n")
+            lines.append(_def(op["inplace"], f"self{_parameters(op, method=True)}", indent="    "))
     for op in (op for op in activations if op["binding"] == "torch_and_method"):
         lines.append(f"    def {op['name']}(self{_activation_parameters(op)}) -> Tensor: ...\n")
     return lines
@@ -82,7 +90,7 @@ def _activation_functions(activations: Table, nn: bool) -> list[str]:
 
 def _functions(table: Table, activations: Table) -> list[str]:
     lines = [
-        f"def {op['name']}(input: {'_Operand' if op.get('number_self') else 'Tensor'}{_parameters(op)}) -> Tensor: ...\n"
+        _def(op["name"], f"input: {'_Operand' if op.get('number_self') else 'Tensor'}{_parameters(op)}")
         for op in table
         if op["public"]
     ]
