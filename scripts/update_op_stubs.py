@@ -31,13 +31,28 @@ END = "# ---- end of op tables\n"
 Table = tuple[dict[str, Any], ...]
 
 
-def _parameters(op: dict[str, Any]) -> str:
-    """A table op's parameters after ``input``/``self``, as torch spells them."""
+_DIM_DEFAULTS = {"optional": " | None = None", "all": " | None = ()", "required": ""}
+
+
+def _parameters(op: dict[str, Any], method: bool = False) -> str:
+    """A table op's parameters after ``input``/``self``, as torch spells them (in the
+    Tensor class, ``dtype`` is the attribute: the type is ``_dtype`` there)."""
     if op["family"] == "unary":
         return ""
+    if op["family"] == "reduction":
+        dtype = f", *, dtype: {'_dtype' if method else 'dtype'} | None = None" if op["dtype"] else ""
+        return f", dim: _Dims{_DIM_DEFAULTS[op['dim']]}, keepdim: _bool = False{dtype}"
     other = "_Operand" if op["numbers"] else "Tensor"
     alpha = ", *, alpha: _float = 1" if op["alpha"] else ""
     return f", other: {other}{alpha}"
+
+
+def _def(name: str, parameters: str, indent: str = "") -> str:
+    """A stub's ``def`` line, wrapped as ruff format wraps one longer than 120 columns."""
+    line = f"{indent}def {name}({parameters}) -> Tensor: ...\n"
+    if len(line) - 1 <= 120:
+        return line
+    return f"{indent}def {name}(\n{indent}    {parameters}\n{indent}) -> Tensor: ...\n"
 
 
 def _activation_parameters(op: dict[str, Any]) -> str:
@@ -56,9 +71,9 @@ def _activation_parameters(op: dict[str, Any]) -> str:
 def _methods(table: Table, activations: Table) -> list[str]:
     lines = []
     for op in (op for op in table if op["public"]):
-        lines.append(f"    def {op['name']}(self{_parameters(op)}) -> Tensor: ...\n")
+        lines.append(_def(op["name"], f"self{_parameters(op, method=True)}", indent="    "))
         if op["inplace"]:
-            lines.append(f"    def {op['inplace']}(self{_parameters(op)}) -> Tensor: ...\n")
+            lines.append(_def(op["inplace"], f"self{_parameters(op, method=True)}", indent="    "))
     for op in (op for op in activations if op["binding"] == "torch_and_method"):
         lines.append(f"    def {op['name']}(self{_activation_parameters(op)}) -> Tensor: ...\n")
     return lines
@@ -75,7 +90,7 @@ def _activation_functions(activations: Table, nn: bool) -> list[str]:
 
 def _functions(table: Table, activations: Table) -> list[str]:
     lines = [
-        f"def {op['name']}(input: {'_Operand' if op.get('number_self') else 'Tensor'}{_parameters(op)}) -> Tensor: ...\n"
+        _def(op["name"], f"input: {'_Operand' if op.get('number_self') else 'Tensor'}{_parameters(op)}")
         for op in table
         if op["public"]
     ]
@@ -86,6 +101,8 @@ def _nodes(table: Table, activations: Table) -> list[str]:
     lines = []
     for op in (op for op in table if op["node"]):
         lines.append(f"class {op['node']}(_NodeBase): ...\n")
+        if op.get("full_node"):
+            lines.append(f"class {op['full_node']}(_NodeBase): ...\n")
         if op.get("number_node"):
             lines.append(f"class {op['number_node']}(_NodeBase): ...\n")
     for op in (op for op in table if op.get("inplace_nodes")):

@@ -295,6 +295,8 @@ DIM_REDUCTIONS = [
     Op("std_mean_mean", lambda lib, a: lib.std_mean(a, 0, unbiased=False)[1], (R(2, 3),), "StdMeanBackward0", (*_VAR_SAVED, "_saved_result0")),
     Op("logsumexp", lambda lib, a: a.logsumexp(1), (R(2, 3),), "LogsumexpBackward0", ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_result")),
     Op("logsumexp_function_dims_keepdim", lambda lib, a: lib.logsumexp(a, (0, -1), keepdim=True), (R(2, 3, 2),), "LogsumexpBackward0", ("_saved_dim", "_saved_keepdim", "_saved_result")),
+    Op("nansum", lambda lib, a: a.nansum(), (R(2, 3),), "NansumBackward0", ("_saved_dim", "_saved_keepdim", "_saved_self")),
+    Op("nansum_function_dims_keepdim", lambda lib, a: lib.nansum(a, (0, -1), keepdim=True), (R(2, 3, 2),), "NansumBackward0", ("_saved_dim", "_saved_keepdim", "_saved_self")),
     Op("prod", lambda lib, a: a.prod(), (R(2, 3),), "ProdBackward0", ("_saved_self", "_saved_result")),
     Op("prod_function_dim", lambda lib, a: lib.prod(a, 1), (R(2, 3),), "ProdBackward1", ("_saved_dim", "_saved_keepdim", "_saved_self", "_saved_result")),
     Op("prod_negative_dim_keepdim", lambda lib, a: a.prod(-2, keepdim=True), (R(3, 2),), "ProdBackward1", ("_saved_dim", "_saved_keepdim", "_saved_result")),

@@ -30,6 +30,7 @@ TABLE = tuple(op for op in npgrad._C._op_table if op["public"])
 INPLACE = [op for op in TABLE if op["inplace"] and op["node"]]
 BINARY = [op for op in TABLE if op["family"] == "binary"]
 BOOL_VALUED = [op for op in BINARY if not op["node"]]
+REDUCTION = [op for op in TABLE if op["family"] == "reduction"]
 # The in-place forms of bool-valued unary ops (logical_not_): no node, self's dtype kept.
 # The binary ones (logical_and_, and eq_ whose zero-gradient nodes they lack) are
 # tested in test_pointwise_more.py.
@@ -44,15 +45,19 @@ def _data(seed: int = 0) -> np.ndarray:
 
 
 def _arguments(lib: Any, op: dict[str, Any], requires_grad: bool = False) -> tuple[Any, ...]:
-    """The operands after ``input`` of a table op: none, or ``other`` (other values)."""
+    """The operands after ``input`` of a table op: none, ``other`` (other values), or a
+    reduction's required ``dim``."""
     if op["family"] == "unary":
         return ()
+    if op["family"] == "reduction":
+        return (1,) if op["dim"] == "required" else ()
     return (from_np(lib, _data(1), requires_grad=requires_grad),)
 
 
 def test_every_table_op_has_spec_rows() -> None:
     specified = {spec.node for spec in ALL}
-    missing = sorted(op["name"] for op in TABLE if op["node"] and op["node"] not in specified)
+    nodes = [(op["name"], node) for op in TABLE for node in (op["node"], op.get("full_node")) if node]
+    missing = sorted(name for name, node in nodes if node not in specified)
     assert not missing, f"op_specs.py has no rows for {missing}"
 
 
@@ -327,3 +332,98 @@ def test_double_backward_records_torch_backward_nodes(ng: Any, torch_ref: Any, n
     assert got[3] == expected[3]
     for g, e in zip(got[1:3] + got[4:], expected[1:3] + expected[4:]):
         assert_close(g, e)
+
+
+def _reduction_calls(op: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """The ways to give a reduction's dims: an int, a negative one, a tuple, keepdim,
+    and none (the full reduction) unless the op requires them."""
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((1,), {}),
+        ((-1,), {"keepdim": True}),
+        (((0, -1),), {}),
+        ((), {"dim": [0, 2], "keepdim": True}),
+    ]
+    if op["dim"] != "required":
+        calls.append(((), {}))
+    return calls
+
+
+@pytest.mark.parametrize("op", REDUCTION, ids=[op["name"] for op in REDUCTION])
+def test_reduction_matches_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
+    """Function and method over each form of ``dim``: values, dtype, node, the saved
+    attributes the entry declares, and the gradient."""
+
+    def run(lib: Any) -> list[Any]:
+        facts = []
+        values = np.random.default_rng(0).uniform(-1, 1, (2, 3, 2))
+        values[0, 1] = values[0, 0]  # ties, for amax/amin
+        for args, kwargs in _reduction_calls(op):
+            x = from_np(lib, values, requires_grad=True)
+            y = getattr(lib, op["name"])(x, *args, **kwargs)
+            z = getattr(x, op["name"])(*args, **kwargs)
+            node = y.grad_fn
+            saved = [getattr(node, f"_saved_{name}") for name in op["saves"] if hasattr(node, f"_saved_{name}")]
+            (y * y).sum().backward()
+            facts.append(
+                [
+                    node.name(),
+                    str(y.dtype),
+                    to_np(y),
+                    to_np(z),
+                    [to_np(v) if hasattr(v, "grad_fn") else v for v in saved],
+                    to_np(x.grad),
+                ]
+            )
+        return facts
+
+    got, expected = run(ng), run(torch_ref)
+    for g, e in zip(got, expected):
+        assert g[:2] == e[:2] and g[0] in (op["node"], op["full_node"])
+        assert len(g[4]) == len(e[4])
+        for a, b in zip([g[2], g[3], *g[4], g[5]], [e[2], e[3], *e[4], e[5]]):
+            if isinstance(a, np.ndarray):
+                assert_close(a, b)
+            else:
+                assert a == b
+
+
+@pytest.mark.parametrize("op", REDUCTION, ids=[op["name"] for op in REDUCTION])
+def test_reduction_dtype_rule_matches_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
+    """Integer, bool and float16 inputs (and ``dtype=`` where the op takes it): the
+    result dtype and values, or torch's error (float16 values within its rounding:
+    logsumexp's float32 intermediate rounds once, torch's may differ by an ulp)."""
+
+    def run(lib: Any) -> list[Any]:
+        facts: list[Any] = []
+        inputs = [lib.tensor([[1, 2], [3, 4]]), lib.tensor([[True, False], [True, True]])]
+        inputs.append(lib.tensor([[1.5, 2.0], [3.0, 4.25]], dtype=lib.float16))
+        for x in inputs:
+            try:
+                y = getattr(x, op["name"])(1)
+                facts.append((str(y.dtype), y.tolist()))
+            except RuntimeError as e:
+                facts.append(str(e))
+        if op["dtype"]:
+            y = getattr(lib, op["name"])(inputs[0], 1, dtype=lib.float64)
+            facts.append((str(y.dtype), y.tolist()))
+        return facts
+
+    got, expected = run(ng), run(torch_ref)
+    assert [f if isinstance(f, str) else f[0] for f in got] == [f if isinstance(f, str) else f[0] for f in expected]
+    for g, e in zip(got, expected):
+        if not isinstance(g, str):
+            np.testing.assert_allclose(g[1], e[1], rtol=2e-3)
+
+
+@pytest.mark.parametrize("op", REDUCTION, ids=[op["name"] for op in REDUCTION])
+def test_reduction_dim_errors(ng: Any, op: dict[str, Any]) -> None:
+    """A repeated dim, a dim out of range, and a dim that is not an int: torch's errors."""
+    x = ng.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(RuntimeError, match=r"^dim 0 appears multiple times in the list of dims$"):
+        getattr(x, op["name"])((0, 0))
+    with pytest.raises(
+        IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 3\)$"
+    ):
+        getattr(ng, op["name"])(x, 3)
+    with pytest.raises(TypeError, match=rf"^{op['name']}\(\): argument 'dim' failed to unpack the object at pos 2"):
+        getattr(x, op["name"])(dim=(0, "a"))

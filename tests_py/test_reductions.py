@@ -1,5 +1,5 @@
 """Reductions over dims against torch: amax/amin, argmax/argmin, any/all, var/std (and
-their ``_mean`` forms), logsumexp and prod. Dims as an int, a tuple, negative, empty or
+their ``_mean`` forms), logsumexp, prod and nansum. Dims as an int, a tuple, negative, empty or
 out of range; keepdim; result dtypes for every input dtype; gradients at ties and
 zeros (first and second order); torch's errors for bad input.
 
@@ -62,6 +62,11 @@ ANY_DTYPE: list[tuple[str, Callable[[Any, Any], Any]]] = [
     ("prod(-1, keepdim)", lambda lib, x: x.prod(-1, keepdim=True)),
     ("prod(dtype=float64)", lambda lib, x: x.prod(dtype=lib.float64)),
     ("prod(0, dtype=float32)", lambda lib, x: lib.prod(x, 0, dtype=lib.float32)),
+    ("nansum()", lambda lib, x: x.nansum()),
+    ("nansum(1)", lambda lib, x: lib.nansum(x, 1)),
+    ("nansum((0, -1), keepdim)", lambda lib, x: x.nansum((0, -1), keepdim=True)),
+    ("nansum(keepdim)", lambda lib, x: lib.nansum(x, keepdim=True)),
+    ("nansum(0, dtype=float64)", lambda lib, x: x.nansum(0, dtype=lib.float64)),
 ]
 
 # var and std refuse integer and bool inputs.
@@ -219,6 +224,8 @@ GRAD_CASES: list[tuple[str, Callable[[Any, Any], Any], list[Any]]] = [
         [[1.5, 0.5, 2.0], [3.0, -1.0, 0.5]],
     ),
     ("logsumexp", lambda lib, x: x.logsumexp((0, 1)), [[1.5, 0.5, 2.0], [3.0, -1.0, 0.5]]),
+    ("nansum with NaN", lambda lib, x: x.nansum(1), [[1.5, np.nan, 2.0], [np.nan, -1.0, 0.5]]),
+    ("nansum all with NaN", lambda lib, x: lib.nansum(x), [[1.5, np.nan, 2.0], [3.0, -1.0, np.nan]]),
 ]
 
 

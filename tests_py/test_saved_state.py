@@ -305,6 +305,10 @@ for _op in npgrad._C._op_table:
         continue
     if _op["family"] == "unary":
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
+    elif _op["family"] == "reduction":
+        PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(1))
+        if _op["full_node"]:
+            PROGRAMS.setdefault(_op["full_node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
     elif _op["public"]:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
         if _op["number_node"]:

@@ -125,6 +125,11 @@ void mark_torch_overloaded(py::handle fn, int from_num_args);
 /// its arguments itself.
 [[noreturn]] void throw_invalid_combination(
     const char* fn, const std::vector<py::handle>& args, const char* expected);
+/// A `dim` argument of a reduction (an int or a sequence of ints) as a list,
+/// or torch's TypeError naming `fn` (ops.cpp).
+std::vector<int64_t> dims_from(py::handle dim, const char* fn);
+/// A `dtype=` argument: None, or the dtype (ops.cpp).
+std::optional<ScalarType> optional_dtype(py::handle dtype);
 
 /// Note [GC visibility]: tp_traverse/tp_clear of the tensor and node types
 /// (pybind11 custom_type_setup callbacks), and _C._collect_autograd_cycles.

@@ -350,10 +350,6 @@ void bind_nodes(py::module_& m) {
   bind_node<MaskedFillBackward1>(fm, "MaskedFillBackward1");
   bind_node<NanToNumBackward0>(fm, "NanToNumBackward0");
   bind_node<ToCopyBackward0>(fm, "ToCopyBackward0");
-  bind_node<SumBackward0>(fm, "SumBackward0");
-  bind_node<SumBackward1>(fm, "SumBackward1");
-  bind_node<MeanBackward0>(fm, "MeanBackward0");
-  bind_node<MeanBackward1>(fm, "MeanBackward1");
   bind_node<MaxBackward1>(fm, "MaxBackward1");
   bind_node<MinBackward1>(fm, "MinBackward1");
   bind_node<MaxBackward0>(fm, "MaxBackward0");
@@ -369,13 +365,10 @@ void bind_nodes(py::module_& m) {
   bind_node<SortBackward1>(fm, "SortBackward1");
   bind_node<TopkBackward0>(fm, "TopkBackward0");
   bind_node<SoftmaxBackward0>(fm, "SoftmaxBackward0");
-  bind_node<AmaxBackward0>(fm, "AmaxBackward0");
-  bind_node<AminBackward0>(fm, "AminBackward0");
   bind_node<VarBackward0>(fm, "VarBackward0");
   bind_node<StdBackward0>(fm, "StdBackward0");
   bind_node<VarMeanBackward0>(fm, "VarMeanBackward0");
   bind_node<StdMeanBackward0>(fm, "StdMeanBackward0");
-  bind_node<LogsumexpBackward0>(fm, "LogsumexpBackward0");
   bind_node<ProdBackward0>(fm, "ProdBackward0");
   bind_node<ProdBackward1>(fm, "ProdBackward1");
   bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");

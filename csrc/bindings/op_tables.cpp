@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "npgrad/ops/activation_ops.h"
 #include "npgrad/ops/binary_ops.h"
+#include "npgrad/ops/reduction_ops.h"
 #include "npgrad/ops/unary_ops.h"
 
 namespace npgrad::bindings {
@@ -422,6 +423,134 @@ void bind_activation_table(py::module_& m, py::module_& nodes, py::object cls) {
       "input"_a);
 }
 
+// ---- The reduction table ----
+
+// `dim` of a reduction: None means all dims (saved as None, or () for an
+// entry whose default is ()); a required dim goes through dims_from, which
+// gives torch's error for None.
+template <typename Op>
+std::optional<std::vector<int64_t>> reduction_dims(py::handle dim) {
+  if constexpr (Op::dim != ops::Dim::Required) {
+    if (dim.is_none()) {
+      if constexpr (Op::dim == ops::Dim::All) {
+        return std::vector<int64_t>{};
+      } else {
+        return std::nullopt;
+      }
+    }
+  }
+  return dims_from(dim, Op::name);
+}
+
+template <typename Op>
+auto reduction_dim_arg() {
+  if constexpr (Op::dim == ops::Dim::Required) {
+    return py::arg("dim");
+  } else if constexpr (Op::dim == ops::Dim::All) {
+    return py::arg("dim") = py::tuple();
+  } else {
+    return py::arg("dim") = py::none();
+  }
+}
+
+// Binds `name(<input>, dim, keepdim=False[, *, dtype=None])` on `scope` (the
+// module with `input`, or the Tensor class).
+template <typename Op, typename Scope, typename... Input>
+void def_reduction(Scope& scope, const Input&... input) {
+  if constexpr (Op::takes_dtype) {
+    scope.def(
+        Op::name,
+        [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
+          return ops::reduction<Op>(
+              a, reduction_dims<Op>(dim), keepdim, optional_dtype(dtype));
+        },
+        input...,
+        reduction_dim_arg<Op>(),
+        "keepdim"_a = false,
+        py::kw_only(),
+        "dtype"_a = py::none());
+  } else {
+    scope.def(
+        Op::name,
+        [](const Tensor& a, py::handle dim, bool keepdim) {
+          return ops::reduction<Op>(a, reduction_dims<Op>(dim), keepdim);
+        },
+        input...,
+        reduction_dim_arg<Op>(),
+        "keepdim"_a = false);
+  }
+}
+
+template <typename Op>
+py::tuple reduction_saves() {
+  constexpr std::pair<unsigned, const char*> names[] = {
+      {ops::Saved::Dim, "dim"},
+      {ops::Saved::Keepdim, "keepdim"},
+      {ops::Saved::Result, "result"},
+      {ops::Saved::Self, "self"},
+      {ops::Saved::SelfNumel, "self_sym_numel"},
+      {ops::Saved::SelfSizes, "self_sym_sizes"}};
+  py::list saves;
+  for (const auto& [bit, name] : names) {
+    if ((Op::saves & bit) != 0) {
+      saves.append(name);
+    }
+  }
+  return py::tuple(saves);
+}
+
+template <typename Op>
+py::object reduction_full_node() {
+  if constexpr (ops::detail::HasFullNode<Op>::value) {
+    return py::str(Op::full_node);
+  } else {
+    return py::none();
+  }
+}
+
+void bind_reduction_table(py::module_& m, py::module_& nodes, py::list& table) {
+  auto cls = py::reinterpret_borrow<
+      py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
+  ops::reduction_ops::ReductionOps::for_each([&](auto op) {
+    using Op = decltype(op);
+    py::class_<
+        ops::ReductionBackward<Op>,
+        autograd::Node,
+        std::shared_ptr<ops::ReductionBackward<Op>>>(
+        nodes, Op::node, py::custom_type_setup(setup_node_type_gc));
+    if constexpr (ops::detail::HasFullNode<Op>::value) {
+      py::class_<
+          ops::ReductionBackward<Op, true>,
+          autograd::Node,
+          std::shared_ptr<ops::ReductionBackward<Op, true>>>(
+          nodes, Op::full_node, py::custom_type_setup(setup_node_type_gc));
+    }
+    def_reduction<Op>(m, "input"_a);
+    def_reduction<Op>(cls);
+    if constexpr (ops::detail::HasFullNode<Op>::value) {
+      // sum(input) and sum(input, dim, ...) are two torch overloads.
+      mark_torch_overloaded(m.attr(Op::name), 2);
+    }
+    constexpr const char* dim = Op::dim == ops::Dim::Required ? "required"
+                                : Op::dim == ops::Dim::All    ? "all"
+                                                              : "optional";
+    table.append(py::dict(
+        "family"_a = "reduction",
+        "public"_a = true,
+        "name"_a = Op::name,
+        "inplace"_a = py::none(),
+        "node"_a = Op::node,
+        "full_node"_a = reduction_full_node<Op>(),
+        "saves"_a = reduction_saves<Op>(),
+        "dim"_a = dim,
+        "dtype"_a = Op::takes_dtype,
+        "summary"_a = Op::doc.summary,
+        "example_input"_a = Op::doc.example_input,
+        "example_other"_a = Op::doc.example_other,
+        "example_output"_a = Op::doc.example_output));
+  });
+}
+
 }  // namespace
 
 void bind_op_tables(py::module_& m) {
@@ -519,6 +648,7 @@ void bind_op_tables(py::module_& m) {
             "example_other"_a = Op::doc.example_other,
             "example_output"_a = Op::doc.example_output));
   });
+  bind_reduction_table(m, nodes, table);
   m.attr("_op_table") = py::tuple(table);
   bind_activation_table(m, nodes, cls);
 }

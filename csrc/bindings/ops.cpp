@@ -144,6 +144,8 @@ Shape shape_from_args(const py::args& args, const char* fn, const char* arg) {
   }
 }
 
+}  // namespace
+
 std::vector<int64_t> dims_from(py::handle dim, const char* fn) {
   try {
     if (PyLong_Check(dim.ptr())) {
@@ -173,6 +175,8 @@ std::optional<ScalarType> optional_dtype(py::handle dtype) {
   }
   return dtype_from_object(dtype);
 }
+
+namespace {
 
 // masked_fill's mask and value (a tensor or a Python number, checked as
 // fill_ checks a number), or torch's "invalid combination" error listing
@@ -208,27 +212,6 @@ py::object max_impl(
   py::object cls =
       py::module_::import("npgrad.return_types").attr(is_max ? "max" : "min");
   return cls(values, indices);
-}
-
-py::object sum_impl(
-    const Tensor& self, py::handle dim, bool keepdim, py::handle dtype) {
-  if (dim.is_none()) {
-    return py::cast(ops::sum(self, optional_dtype(dtype)));
-  }
-  return py::cast(
-      ops::sum(self, dims_from(dim, "sum"), keepdim, optional_dtype(dtype)));
-}
-
-py::object mean_impl(const Tensor& self, py::handle dim, bool keepdim) {
-  if (dim.is_none()) {
-    return py::cast(ops::mean(self));
-  }
-  return py::cast(ops::mean(self, dims_from(dim, "mean"), keepdim));
-}
-
-// dim=None or () of amax, amin, logsumexp: an empty list.
-std::vector<int64_t> dims_or_empty(py::handle dim, const char* fn) {
-  return dim.is_none() ? std::vector<int64_t>{} : dims_from(dim, fn);
 }
 
 std::optional<std::vector<int64_t>> optional_dims(
@@ -308,16 +291,6 @@ void def_function_and_method(
 void bind_reductions(
     py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
   for (bool is_max : {true, false}) {
-    const char* amax = is_max ? "amax" : "amin";
-    def_function_and_method(
-        m,
-        cls,
-        amax,
-        [is_max, amax](const Tensor& a, py::handle dim, bool keepdim) {
-          return ops::amax(a, dims_or_empty(dim, amax), keepdim, is_max);
-        },
-        "dim"_a = py::tuple(),
-        "keepdim"_a = false);
     def_function_and_method(
         m,
         cls,
@@ -379,15 +352,6 @@ void bind_reductions(
         py::kw_only(),
         correction);
   }
-  def_function_and_method(
-      m,
-      cls,
-      "logsumexp",
-      [](const Tensor& a, py::handle dim, bool keepdim) {
-        return ops::logsumexp(a, dims_from(dim, "logsumexp"), keepdim);
-      },
-      "dim"_a,
-      "keepdim"_a = false);
   def_function_and_method(
       m,
       cls,
@@ -1757,14 +1721,6 @@ void bind_ops(py::module_& m) {
       "neginf"_a = py::none());
   cls.def("equal", &ops::equal, "other"_a);
   cls.def(
-      "sum",
-      &sum_impl,
-      "dim"_a = py::none(),
-      "keepdim"_a = false,
-      py::kw_only(),
-      "dtype"_a = py::none());
-  cls.def("mean", &mean_impl, "dim"_a = py::none(), "keepdim"_a = false);
-  cls.def(
       "max",
       [](const Tensor& a, py::handle dim, bool keepdim) {
         return max_impl(a, dim, keepdim, true);
@@ -2083,16 +2039,6 @@ void bind_ops(py::module_& m) {
       "other"_a = py::none());
   mark_torch_overloaded(m.attr("where"), 2);
   m.def(
-      "sum",
-      &sum_impl,
-      "input"_a,
-      "dim"_a = py::none(),
-      "keepdim"_a = false,
-      py::kw_only(),
-      "dtype"_a = py::none());
-  m.def(
-      "mean", &mean_impl, "input"_a, "dim"_a = py::none(), "keepdim"_a = false);
-  m.def(
       "max",
       [](const Tensor& a, py::handle dim, bool keepdim) {
         return max_impl(a, dim, keepdim, true);
@@ -2173,8 +2119,8 @@ void bind_ops(py::module_& m) {
   bind_reductions(m, cls);
   bind_shape_ops(m, cls);
   bind_sorting(m, cls);
-  // sum(input, dim), max(input, dim | other), ...: several torch overloads.
-  for (const char* name : {"sum", "mean", "max", "min", "squeeze"}) {
+  // max(input, dim | other), ...: several torch overloads.
+  for (const char* name : {"max", "min", "squeeze"}) {
     mark_torch_overloaded(m.attr(name), 2);
   }
 }

@@ -646,6 +646,8 @@ def _table_op_argument(op: dict) -> str:
     if op["family"] == "unary":
         return ""
     other = op["example_other"]
+    if op["family"] == "reduction":
+        return other  # the dims
     return f"torch.tensor({other})" if other.startswith("[") else other
 
 
@@ -653,10 +655,10 @@ for _op in _C._op_table:
     if not _op["public"]:
         continue
     _inplace = f" In place: ``{_op['inplace']}()``." if _op["inplace"] else ""
-    _broadcast = "" if _op["family"] == "unary" else " and broadcasting"
+    _kind = {"unary": ", elementwise", "binary": ", elementwise and broadcasting"}.get(_op["family"], "")
     add_docstr_all(
         _op["name"],
-        f"""{_op["summary"]}, elementwise{_broadcast}.{_inplace}
+        f"""{_op["summary"]}{_kind}.{_inplace}
 
 >>> import npgrad as torch
 >>> torch.tensor({_op["example_input"]}).{_op["name"]}({_table_op_argument(_op)})
@@ -868,41 +870,6 @@ True
 # ---------------------------------------------------------------- reductions
 
 add_docstr_all(
-    "sum",
-    """The sum of all elements, or over ``dim`` (an int or a tuple of ints).
-Integer and bool tensors sum to int64, as in torch.
-
->>> import npgrad as torch
->>> x = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
->>> x.sum()
-tensor(10.)
->>> x.sum(dim=1, keepdim=True)
-tensor([[3.],
-        [7.]])
-""",
-)
-
-add_docstr_all(
-    "amax",
-    """The largest element over ``dim`` (an int or a tuple of ints; all dims by default).
-
->>> import npgrad as torch
->>> torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]).amax()
-tensor(5.)
-""",
-)
-
-add_docstr_all(
-    "amin",
-    """The smallest element over ``dim`` (an int or a tuple of ints; all dims by default).
-
->>> import npgrad as torch
->>> torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]).amin(0)
-tensor([1., 4., 2.])
-""",
-)
-
-add_docstr_all(
     "argmax",
     """The index of the largest element along ``dim`` (of the flattened tensor by default).
 
@@ -959,16 +926,6 @@ add_docstr_all(
 >>> import npgrad as torch
 >>> torch.tensor([1.0, 2.0, 3.0, 4.0]).std(unbiased=False)
 tensor(1.1180)
-""",
-)
-
-add_docstr_all(
-    "logsumexp",
-    """``log(exp(self).sum(dim))``, computed stably.
-
->>> import npgrad as torch
->>> torch.tensor([[0.0, 1.0], [2.0, 3.0]]).logsumexp(1)
-tensor([1.3133, 3.3133])
 """,
 )
 
@@ -1091,16 +1048,6 @@ add_docstr_all(
 >>> import npgrad as torch
 >>> torch.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(dim=1)
 tensor([ 2., 12.])
-""",
-)
-
-add_docstr_all(
-    "mean",
-    """The mean of all elements, or over ``dim``.
-
->>> import npgrad as torch
->>> torch.tensor([[1.0, 2.0], [3.0, 4.0]]).mean(dim=0)
-tensor([2., 3.])
 """,
 )
 

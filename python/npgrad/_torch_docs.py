@@ -222,6 +222,10 @@ def _table_op_doc(op: dict) -> str:
     if op["family"] == "unary":
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}))"
         head = f"{op['summary']}, elementwise; same as ``input.{op['name']}()``."
+    elif op["family"] == "reduction":
+        call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
+        dtype = ", *, dtype=None" if op["dtype"] else ""
+        head = f"{op['summary']}; same as ``input.{op['name']}(dim, keepdim=False{dtype})``."
     else:
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
         head = f"{op['summary']}, elementwise and broadcasting; same as ``input.{op['name']}(other)``."
@@ -232,6 +236,8 @@ def _table_op_doc(op: dict) -> str:
     node = (
         f"Its backward node is ``{op['node']}``." if op["node"] else "Not differentiable: the result is a bool tensor."
     )
+    if op.get("full_node"):
+        node = f"Its backward node is ``{op['node']}`` (``{op['full_node']}`` without ``dim``)."
     return f"""{head} {node}
 
 >>> import npgrad as torch
@@ -552,26 +558,6 @@ True
 # ---------------------------------------------------------------- reductions
 
 add_docstr(
-    _C.sum,
-    """The sum of all elements, or over ``dim`` (an int or a tuple of ints).
-
->>> import npgrad as torch
->>> torch.sum(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), dim=(0, 1))
-tensor(10.)
-""",
-)
-
-add_docstr(
-    _C.mean,
-    """The mean of all elements, or over ``dim``.
-
->>> import npgrad as torch
->>> torch.mean(torch.tensor([1.0, 2.0, 6.0]))
-tensor(3.)
-""",
-)
-
-add_docstr(
     _C.max,
     """The largest element; with ``dim``, a named tuple ``(values, indices)``.
 
@@ -588,28 +574,6 @@ add_docstr(
 >>> import npgrad as torch
 >>> torch.min(torch.tensor([3.0, 1.0, 2.0]))
 tensor(1.)
-""",
-)
-
-add_docstr(
-    _C.amax,
-    """The largest element over ``dim`` (an int or a tuple of ints; all dims by default).
-The gradient is split evenly among the elements equal to the maximum.
-
->>> import npgrad as torch
->>> torch.amax(torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]), dim=1)
-tensor([5., 4.])
-""",
-)
-
-add_docstr(
-    _C.amin,
-    """The smallest element over ``dim`` (an int or a tuple of ints; all dims by default).
-The gradient is split evenly among the elements equal to the minimum.
-
->>> import npgrad as torch
->>> torch.amin(torch.tensor([[1.0, 5.0, 5.0], [3.0, 4.0, 2.0]]), dim=(0, 1), keepdim=True)
-tensor([[1.]])
 """,
 )
 
@@ -693,16 +657,6 @@ add_docstr(
 >>> import npgrad as torch
 >>> torch.std_mean(torch.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
 (tensor(1.1180), tensor(2.5000))
-""",
-)
-
-add_docstr(
-    _C.logsumexp,
-    """``log(exp(input).sum(dim))``, computed stably; integer inputs give float32.
-
->>> import npgrad as torch
->>> torch.logsumexp(torch.tensor([0.0, 0.0]), dim=0)
-tensor(0.6931)
 """,
 )
 

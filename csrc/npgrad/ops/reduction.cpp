@@ -18,14 +18,6 @@ using namespace npgrad::autograd;
 
 namespace {
 
-void check_float_for_mean(const Tensor& a) {
-  NPGRAD_CHECK(
-      is_floating(a.dtype()),
-      "mean(): could not infer output dtype. Input dtype must be either a "
-      "floating point or complex dtype. Got: ",
-      scalar_type_name(a.dtype()));
-}
-
 template <typename NodeT>
 std::shared_ptr<NodeT> record(
     const Tensor& out, const Tensor& a, std::shared_ptr<NodeT> node) {
@@ -91,75 +83,6 @@ double reduced_numel(const Shape& sizes, const std::vector<int64_t>& dims) {
         sizes[maybe_wrap_dim(d, static_cast<int64_t>(sizes.size()))]);
   }
   return n;
-}
-
-Tensor sum(const Tensor& a, std::optional<ScalarType> dtype) {
-  Tensor out = kernels::sum(a, {}, false, sum_dtype(a, dtype));
-  if (compute_requires_grad({&a})) {
-    record(out, a, make_node<SumBackward0>())->self_sizes = a.sizes();
-  }
-  return out;
-}
-
-Tensor sum(
-    const Tensor& a,
-    std::vector<int64_t> dims,
-    bool keepdim,
-    std::optional<ScalarType> dtype) {
-  std::vector<int64_t> given = dims;  // saved as passed, as torch does
-  dims = wrap_dims(std::move(dims), a.dim());
-  Tensor out = dims.empty() && a.dim() == 0
-                   ? kernels::cast(a, sum_dtype(a, dtype))
-                   : kernels::sum(a, dims, keepdim, sum_dtype(a, dtype));
-  if (compute_requires_grad({&a})) {
-    auto node = record(out, a, make_node<SumBackward1>());
-    node->dims = given;
-    node->keepdim = keepdim;
-    node->self_sizes = a.sizes();
-  }
-  return out;
-}
-
-namespace {
-// sum / n. torch's CPU mean divides a reduced-float sum while it is still in
-// float32 and rounds once (see Note [Reduced floats compute in float32 where
-// torch does]).
-Tensor mean_values(
-    const Tensor& a, const std::vector<int64_t>& dims, bool keepdim) {
-  bool reduced = is_reduced_float(a.dtype());
-  Tensor out = kernels::sum(a, dims, keepdim, opmath_type(a.dtype()));
-  double n = static_cast<double>(a.numel()) /
-             static_cast<double>(std::max<int64_t>(out.numel(), 1));
-  kernels::binary_out(
-      kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
-  return reduced ? kernels::cast(out, a.dtype()) : out;
-}
-}  // namespace
-
-Tensor mean(const Tensor& a) {
-  check_float_for_mean(a);
-  Tensor out = mean_values(a, {}, false);
-  if (compute_requires_grad({&a})) {
-    auto node = record(out, a, make_node<MeanBackward0>());
-    node->self_sizes = a.sizes();
-    node->self_numel = a.numel();
-  }
-  return out;
-}
-
-Tensor mean(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
-  check_float_for_mean(a);
-  std::vector<int64_t> given = dims;  // saved as passed, as torch does
-  dims = wrap_dims(std::move(dims), a.dim());
-  Tensor out = mean_values(a, dims, keepdim);
-  if (compute_requires_grad({&a})) {
-    auto node = record(out, a, make_node<MeanBackward1>());
-    node->dims = given;
-    node->keepdim = keepdim;
-    node->self_sizes = a.sizes();
-    node->self_numel = a.numel();
-  }
-  return out;
 }
 
 Tensor max(const Tensor& a, bool is_max) {
@@ -238,64 +161,11 @@ Tensor log_softmax(const Tensor& a, int64_t dim) {
 }
 
 namespace {
-// torch's check that every reduced dim is non-empty (amax, argmax), naming
-// the dim as the caller wrote it.
-void check_nonempty_dims(
-    const Tensor& a,
-    const std::vector<int64_t>& given,
-    const std::vector<int64_t>& wrapped,
-    const char* fn) {
-  if (a.numel() > 0) {
-    return;
-  }
-  NPGRAD_CHECK(
-      !given.empty(),
-      fn,
-      "(): Expected reduction dim to be specified for input.numel() == 0. "
-      "Specify the reduction dim with the 'dim' argument.");
-  for (std::size_t i = 0; i < wrapped.size(); ++i) {
-    NPGRAD_CHECK_INDEX(
-        a.sizes()[wrapped[i]] > 0,
-        fn,
-        "(): Expected reduction dim ",
-        given[i],
-        " to have non-zero size.");
-  }
-}
-
 void div_by(const Tensor& t, double n) {
   kernels::binary_out(
       kernels::Binary::Div, t, wrapped_scalar(n, ScalarType::Float64), t);
 }
-
-Tensor as_float(const Tensor& a) {
-  return is_floating(a.dtype()) ? a : kernels::cast(a, ScalarType::Float32);
-}
 }  // namespace
-
-Tensor amax(
-    const Tensor& a, std::vector<int64_t> dims, bool keepdim, bool is_max) {
-  const char* fn = is_max ? "amax" : "amin";
-  std::vector<int64_t> given = dims;
-  std::vector<int64_t> wrapped = wrap_dims(std::move(dims), a.dim());
-  check_nonempty_dims(a, given, wrapped, fn);
-  Tensor out = a.dim() == 0 ? kernels::cast(a, a.dtype())
-                            : kernels::amax(a, wrapped, keepdim, is_max);
-  if (compute_requires_grad({&a})) {
-    auto fill = [&](auto node) {
-      node->dims = given;
-      node->keepdim = keepdim;
-      node->self_ = SavedVariable(a, false);
-      node->result_ = SavedVariable(out, true);
-    };
-    if (is_max) {
-      fill(record(out, a, make_node<AmaxBackward0>()));
-    } else {
-      fill(record(out, a, make_node<AminBackward0>()));
-    }
-  }
-  return out;
-}
 
 Tensor argmax(
     const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
@@ -424,65 +294,6 @@ std::pair<Tensor, Tensor> var_mean(
     }
   }
   return {out, mean};
-}
-
-Tensor logsumexp(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
-  std::vector<int64_t> given = dims;
-  if (given.empty() && a.dim() > 0) {
-    // torch resizes a 0-dim output to the reduced shape and fails.
-    std::string shape;
-    for (int64_t i = 0; i < a.dim(); ++i) {
-      shape += i ? ", 1" : "1";
-    }
-    NPGRAD_CHECK(
-        false,
-        "output with shape [] doesn't match the broadcast shape [",
-        shape,
-        "]");
-  }
-  std::vector<int64_t> wrapped = wrap_dims(std::move(dims), a.dim());
-  Tensor x = as_float(a);
-  ScalarType dtype = x.dtype();
-  bool reduced = is_reduced_float(dtype);
-  ScalarType dt = opmath_type(dtype);
-  if (reduced) {
-    x = kernels::cast(x, dt);
-  }
-  Tensor out;
-  if (a.dim() == 0) {
-    out = kernels::cast(x, dt);
-  } else if (x.numel() == 0) {
-    out = kernels::sum(x, wrapped, keepdim, dt);
-    kernels::fill(out, -std::numeric_limits<double>::infinity());
-  } else {
-    // max + log(sum(exp(x - max))), with an infinite max taken as 0.
-    static const kernels::UnaryUfunc& exp = kernels::unary_ufunc("exp");
-    static const kernels::UnaryUfunc& log = kernels::unary_ufunc("log");
-    static const kernels::UnaryUfunc& abs = kernels::unary_ufunc("absolute");
-    Tensor inf = wrapped_scalar(std::numeric_limits<double>::infinity(), dt);
-    auto finite_max = [&](bool keep) {
-      Tensor m = kernels::amax(x, wrapped, keep, true);
-      Tensor is_inf = kernels::binary(
-          kernels::Binary::Eq, kernels::unary(abs, m, dt), inf, dt);
-      return kernels::where(is_inf, wrapped_scalar(0, dt), m, dt);
-    };
-    Tensor e = kernels::binary(kernels::Binary::Sub, x, finite_max(true), dt);
-    kernels::unary_out(exp, e, e);
-    out = kernels::sum(e, wrapped, keepdim, dt);
-    kernels::unary_out(log, out, out);
-    kernels::binary_out(kernels::Binary::Add, out, finite_max(keepdim), out);
-  }
-  if (reduced) {
-    out = kernels::cast(out, dtype);
-  }
-  if (compute_requires_grad({&a})) {
-    auto node = record(out, a, make_node<LogsumexpBackward0>());
-    node->dims = given;
-    node->keepdim = keepdim;
-    node->self_ = SavedVariable(a, false);
-    node->result_ = SavedVariable(out, true);
-  }
-  return out;
 }
 
 namespace {

@@ -1,5 +1,8 @@
 #include "npgrad/autograd/nodes/formula_helpers.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
@@ -80,6 +83,28 @@ Tensor one_minus_reusing(Tensor a) {
     return a;
   }
   return rsub(a, 1);
+}
+
+Tensor unsqueeze_reduced(Tensor grad, int64_t ndim, Shape dims, bool keepdim) {
+  if (keepdim || ndim == 0) {
+    return grad;
+  }
+  for (auto& d : dims) {
+    d = maybe_wrap_dim(d, ndim);
+  }
+  std::sort(dims.begin(), dims.end());
+  for (int64_t d : dims) {
+    grad = unsqueeze(grad, d);
+  }
+  return grad;
+}
+
+Tensor sum_backward(
+    const Tensor& grad, const Shape& sizes, Shape dims, bool keepdim) {
+  return expand(
+      unsqueeze_reduced(
+          grad, static_cast<int64_t>(sizes.size()), std::move(dims), keepdim),
+      sizes);
 }
 
 }  // namespace npgrad::autograd

@@ -20,5 +20,12 @@ Tensor mul_reusing(const Tensor& a, Tensor b);
 Tensor div_reusing(const Tensor& a, Tensor b);
 /// 1 - a, in place when a is such a temporary.
 Tensor one_minus_reusing(Tensor a);
+/// grad of a reduction over dims (as given; all when empty) of an ndim-dim
+/// input, with the reduced dims put back as size 1 (unless keepdim), so that
+/// it broadcasts against the input.
+Tensor unsqueeze_reduced(Tensor grad, int64_t ndim, Shape dims, bool keepdim);
+/// The gradient of a sum over dims, broadcast back to the input's sizes.
+Tensor sum_backward(
+    const Tensor& grad, const Shape& sizes, Shape dims, bool keepdim);
 
 }  // namespace npgrad::autograd

@@ -12,53 +12,6 @@ namespace npgrad::autograd {
 
 using namespace npgrad::ops;
 
-namespace {
-// grad of a reduction over dims (all when empty) with the reduced dims put
-// back as size 1, so that it broadcasts against the input.
-Tensor unsqueeze_reduced(Tensor grad, int64_t ndim, Shape dims, bool keepdim) {
-  if (keepdim || ndim == 0) {
-    return grad;
-  }
-  for (auto& d : dims) {
-    d = maybe_wrap_dim(d, ndim);
-  }
-  std::sort(dims.begin(), dims.end());
-  for (int64_t d : dims) {
-    grad = unsqueeze(grad, d);
-  }
-  return grad;
-}
-
-// The gradient of a reduction over dims, broadcast back to the input shape.
-Tensor sum_backward(
-    const Tensor& grad, const Shape& sizes, Shape dims, bool keepdim) {
-  return expand(
-      unsqueeze_reduced(
-          grad, static_cast<int64_t>(sizes.size()), std::move(dims), keepdim),
-      sizes);
-}
-
-}  // namespace
-
-void SumBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = expand(g[0], self_sizes);
-}
-
-void SumBackward1::compute(const variable_list& g, variable_list& out) {
-  out[0] = sum_backward(g[0], self_sizes, dims, keepdim);
-}
-
-void MeanBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] =
-      div(expand(g[0], self_sizes), scalar(static_cast<double>(self_numel)));
-}
-
-void MeanBackward1::compute(const variable_list& g, variable_list& out) {
-  double n = static_cast<double>(self_numel) /
-             static_cast<double>(std::max<int64_t>(g[0].numel(), 1));
-  out[0] = div(sum_backward(g[0], self_sizes, dims, keepdim), scalar(n));
-}
-
 void EvenlyDistributeNode::compute(const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor result = result_.unpack(self_ptr());
@@ -90,22 +43,6 @@ void SelectAlongDimNode::compute(const variable_list& g, variable_list& out) {
          indices);
   out[0] = mul(expand(grad, self_sizes), onehot);
 }
-
-template <bool kIsMax>
-void AmaxAminBackward0<kIsMax>::compute(
-    const variable_list& g, variable_list& out) {
-  Tensor self = self_.unpack();
-  Tensor result = result_.unpack(self_ptr());
-  int64_t ndim = self.dim();
-  Tensor hit = eq(self, unsqueeze_reduced(result, ndim, dims, keepdim));
-  Tensor count = sum(to_dtype(hit, g[0].dtype()), dims, true);
-  // where(), as in MaxMinBackward1: no NaN when nothing matches.
-  out[0] = where(
-      hit, div(unsqueeze_reduced(g[0], ndim, dims, keepdim), count), scalar(0));
-}
-
-template struct AmaxAminBackward0<true>;
-template struct AmaxAminBackward0<false>;
 
 namespace {
 // grad (of var(self) over dims) times the derivative of var.
@@ -151,15 +88,6 @@ template struct VarStdBackward<false, false>;
 template struct VarStdBackward<true, false>;
 template struct VarStdBackward<false, true>;
 template struct VarStdBackward<true, true>;
-
-void LogsumexpBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor self = self_.unpack();
-  int64_t ndim = self.dim();
-  Tensor result =
-      unsqueeze_reduced(result_.unpack(self_ptr()), ndim, dims, keepdim);
-  out[0] =
-      mul(unsqueeze_reduced(g[0], ndim, dims, keepdim), exp(sub(self, result)));
-}
 
 namespace {
 // grad times the derivative of prod(self, d) (grad and result keep dim d as

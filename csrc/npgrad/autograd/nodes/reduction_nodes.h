@@ -10,54 +10,6 @@
 
 namespace npgrad::autograd {
 
-struct SumBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(SumBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.int_list("_saved_self_sym_sizes", self_sizes);
-  }
-  Shape self_sizes;
-};
-
-struct SumBackward1 final : FormulaNode {
-  NPGRAD_NODE_NAME(SumBackward1)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.int_list("_saved_dim", dims);
-    v.boolean("_saved_keepdim", keepdim);
-    v.int_list("_saved_self_sym_sizes", self_sizes);
-  }
-  Shape dims;
-  bool keepdim = false;
-  Shape self_sizes;
-};
-
-struct MeanBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(MeanBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_self_sym_numel", self_numel);
-    v.int_list("_saved_self_sym_sizes", self_sizes);
-  }
-  int64_t self_numel = 0;
-  Shape self_sizes;
-};
-
-struct MeanBackward1 final : FormulaNode {
-  NPGRAD_NODE_NAME(MeanBackward1)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.int_list("_saved_dim", dims);
-    v.boolean("_saved_keepdim", keepdim);
-    v.integer("_saved_self_sym_numel", self_numel);
-    v.int_list("_saved_self_sym_sizes", self_sizes);
-  }
-  Shape dims;
-  bool keepdim = false;
-  int64_t self_numel = 0;
-  Shape self_sizes;
-};
-
 /// A node that saves its input and its result (`_saved_self`,
 /// `_saved_result`): full max/min, prod, and the base of the
 /// dim reductions.
@@ -112,29 +64,6 @@ struct KthvalueBackward0 final : SelectAlongDimNode {
   NPGRAD_NODE_NAME(KthvalueBackward0)
 };
 
-/// Saves dims (as given; all when empty), keepdim, input and result.
-struct DimsSelfResultNode : SelfResultNode {
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.int_list("_saved_dim", dims);
-    v.boolean("_saved_keepdim", keepdim);
-    SelfResultNode::visit_saved(v);
-  }
-  Shape dims;
-  bool keepdim = false;
-};
-
-/// amax/amin: the gradient is split evenly among the elements equal to the
-/// result along the reduced dims.
-template <bool kIsMax>
-struct AmaxAminBackward0 final : DimsSelfResultNode {
-  std::string name() const override {
-    return kIsMax ? "AmaxBackward0" : "AminBackward0";
-  }
-  void compute(const variable_list& g, variable_list& out) override;
-};
-using AmaxBackward0 = AmaxAminBackward0<true>;
-using AminBackward0 = AmaxAminBackward0<false>;
-
 /// var, std, var_mean and std_mean: kStd for the std (torch saves it as
 /// `result`, or `result0` of the pair), kMean for the pair's second output, the
 /// mean. `dim` and `correction` are None when not given (all dims; 1).
@@ -174,11 +103,6 @@ using VarBackward0 = VarStdBackward<false, false>;
 using StdBackward0 = VarStdBackward<true, false>;
 using VarMeanBackward0 = VarStdBackward<false, true>;
 using StdMeanBackward0 = VarStdBackward<true, true>;
-
-struct LogsumexpBackward0 final : DimsSelfResultNode {
-  NPGRAD_NODE_NAME(LogsumexpBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-};
 
 /// prod of all elements.
 struct ProdBackward0 final : SelfResultNode {
