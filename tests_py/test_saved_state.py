@@ -119,6 +119,8 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MinBackward0": lambda lib, a, b, v: a.min(0).values,
     "SoftmaxBackward0": lambda lib, a, b, v: a.softmax(0),
     "LogSoftmaxBackward0": lambda lib, a, b, v: a.log_softmax(0),
+    "SoftmaxBackwardDataBackward0": lambda lib, a, b, v: _grad(lib, a.softmax(-1), a),
+    "LogSoftmaxBackwardDataBackward0": lambda lib, a, b, v: _grad(lib, a.log_softmax(1), a),
     "AmaxBackward0": lambda lib, a, b, v: a.amax(0),
     "AminBackward0": lambda lib, a, b, v: a.amin((0, 1)),
     "VarBackward0": lambda lib, a, b, v: a.var(1),

@@ -1,0 +1,123 @@
+"""Under ``create_graph=True`` a backward formula that torch runs as an op of its own
+(``_softmax_backward_data``, ``gelu_backward``, ...) is recorded as that op's node
+(``SoftmaxBackwardDataBackward0``, ``GeluBackwardBackward0``, ...), with torch's saved
+attributes and edges, and its own derivatives carry the third order: checked against
+torch and, through gradgradcheck of the first gradient, against finite differences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from oracle import assert_close, from_np, is_tensor, run_both, to_np
+
+X = np.array([[0.3, -1.2, 2.0, -3.5], [0.0, 0.7, -0.4, 3.2]])
+
+
+def _first_grad(lib: Any, fn: Callable[[Any, Any], Any], x: Any) -> Any:
+    """x's gradient of ``(y * y).sum()``: the gradient reaching y's node requires grad
+    (it has its own graph), so both inputs of the backward op's node are edges."""
+    y = fn(lib, x)
+    return lib.autograd.grad((y * y).sum(), x, create_graph=True)[0]
+
+
+def _facts(lib: Any, fn: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    x = from_np(lib, X, requires_grad=True)
+    g = _first_grad(lib, fn, x)
+    node = g.grad_fn
+    saved = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            value = getattr(node, name)
+            saved[name] = to_np(value) if is_tensor(value) else value
+    (gg,) = lib.autograd.grad(g.sum(), x, create_graph=True)
+    (ggg,) = lib.autograd.grad((gg * gg).sum(), x)
+    return {
+        "node": node.name(),
+        "saved": saved,
+        "next": [None if fn is None else fn.name() for fn, _ in node.next_functions],
+        "values": [to_np(g), to_np(gg), to_np(ggg)],
+    }
+
+
+def _check_against_torch(fn: Callable[[Any, Any], Any], node: str) -> None:
+    got, expected = run_both(lambda lib: _facts(lib, fn))
+    assert got["node"] == expected["node"] == node
+    assert got["next"] == expected["next"]
+    assert sorted(got["saved"]) == sorted(expected["saved"])
+    for name, value in expected["saved"].items():
+        if isinstance(value, np.ndarray):
+            assert_close(got["saved"][name], value, rtol=1e-12, atol=1e-12)
+        else:
+            assert got["saved"][name] == value, name
+            assert type(got["saved"][name]) is type(value), name
+    for g, e in zip(got["values"], expected["values"]):
+        assert_close(g, e, rtol=1e-10, atol=1e-12)
+
+
+def _check_third_order(lib: Any, fn: Callable[[Any, Any], Any]) -> None:
+    """gradgradcheck of x -> the first gradient: the backward op's node's derivatives
+    (its double backward) against float64 finite differences."""
+    x = from_np(lib, X, requires_grad=True)
+    assert lib.autograd.gradgradcheck(lambda t: _first_grad(lib, fn, t), (x,))
+
+
+def _softmax(lib: Any, x: Any) -> Any:
+    return lib.nn.functional.softmax(x, dim=1)
+
+
+def _log_softmax(lib: Any, x: Any) -> Any:
+    return lib.nn.functional.log_softmax(x, dim=-1)
+
+
+SOFTMAX_CASES = [
+    pytest.param(_softmax, "SoftmaxBackwardDataBackward0", id="softmax"),
+    pytest.param(_log_softmax, "LogSoftmaxBackwardDataBackward0", id="log_softmax"),
+]
+
+
+@pytest.mark.parametrize(("fn", "node"), SOFTMAX_CASES)
+def test_softmax_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    _check_against_torch(fn, node)
+
+
+@pytest.mark.parametrize(("fn", "node"), SOFTMAX_CASES)
+def test_softmax_third_order_matches_finite_differences(ng: Any, fn: Any, node: str) -> None:
+    _check_third_order(ng, fn)
+
+
+def test_cross_entropy_double_backward_records_log_softmax_node(ng: Any) -> None:
+    """cross_entropy's gradient under create_graph goes through log_softmax's op."""
+    logits = from_np(ng, X, requires_grad=True)
+    loss = ng.nn.functional.cross_entropy(logits, ng.tensor([2, 0]))
+    (g,) = ng.autograd.grad(loss, logits, create_graph=True)
+    assert g.grad_fn.name() == "LogSoftmaxBackwardDataBackward0"
+    (gg,) = ng.autograd.grad((g * g).sum(), logits)
+    p = np.exp(X) / np.exp(X).sum(1, keepdims=True)
+    onehot = np.eye(4)[[2, 0]]
+    d = (p - onehot) / 2  # the first gradient, by hand
+    # d/dx of sum(d^2) = J^T (2 d), J the softmax Jacobian / 2 per row
+    expected = (2 * d * p - p * (2 * d * p).sum(1, keepdims=True)) / 2
+    assert_close(gg, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_softmax_backward_op_rounds_a_reduced_float_once(ng: Any, torch_ref: Any, dtype: str) -> None:
+    """Under create_graph too, the fused op computes in float32 and rounds once, as
+    torch's kernel: the first gradient has torch's bits."""
+
+    def run(lib: Any) -> list[np.ndarray]:
+        x = from_np(lib, X, requires_grad=True)
+        out = []
+        for fn in (_softmax, _log_softmax):
+            y = fn(lib, x.to(getattr(lib, dtype)))
+            w = from_np(lib, np.linspace(-1, 1, 8).reshape(2, 4)).to(getattr(lib, dtype))
+            (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+            out.append(to_np(g))
+        return out
+
+    for got, expected in zip(run(ng), run(torch_ref)):
+        np.testing.assert_array_equal(got, expected)
