@@ -171,3 +171,82 @@ def test_activation_double_backward_records_torch_node(ng: Any, fn: Any, node: s
 )
 def test_activation_third_order_matches_finite_differences(ng: Any, fn: Any, node: str) -> None:
     _check_third_order(ng, fn)
+
+
+P = np.array([[0.2, 0.5, 0.9], [0.4, 0.1, 0.7]])
+T = np.array([[0.3, 0.65, 0.1], [0.2, 0.5, 1.45]])
+
+
+def _loss(name: str, **kwargs: Any) -> Callable[[Any, Any, Any], Any]:
+    return lambda lib, p, t: getattr(lib.nn.functional, name)(p, t, **kwargs)
+
+
+LOSS_CASES = [
+    pytest.param(_loss("mse_loss"), "MseLossBackwardBackward0", id="mse_mean"),
+    pytest.param(_loss("mse_loss", reduction="none"), "MseLossBackwardBackward0", id="mse_none"),
+    pytest.param(_loss("smooth_l1_loss", beta=0.5), "SmoothL1LossBackwardBackward0", id="smooth_l1_mean"),
+    pytest.param(
+        # beta = 0 through the native op (F.smooth_l1_loss calls l1_loss's composite)
+        lambda lib, p, t: lib._C._nn.smooth_l1_loss(p, t, 2, 0.0),
+        "SmoothL1LossBackwardBackward0",
+        id="smooth_l1_beta0",
+    ),
+    pytest.param(_loss("huber_loss", delta=0.5, reduction="sum"), "HuberLossBackwardBackward0", id="huber_sum"),
+    pytest.param(_loss("huber_loss", delta=0.5, reduction="none"), "HuberLossBackwardBackward0", id="huber_none"),
+]
+
+
+def _loss_grads(lib: Any, fn: Any, p: Any, t: Any) -> tuple[Any, Any]:
+    y = fn(lib, p, t)
+    return lib.autograd.grad((y * y).sum(), (p, t), create_graph=True)
+
+
+def _loss_facts(lib: Any, fn: Any) -> dict[str, Any]:
+    p = from_np(lib, P, requires_grad=True)
+    t = from_np(lib, T, requires_grad=True)
+    grads = _loss_grads(lib, fn, p, t)
+    facts: dict[str, Any] = {"values": [to_np(g) for g in grads]}
+    for which, g in zip("pt", grads):
+        node = g.grad_fn
+        facts[which] = {
+            "node": node.name(),
+            "next": [None if f is None else f.name() for f, _ in node.next_functions],
+            "saved": {
+                name: to_np(getattr(node, name)) if is_tensor(getattr(node, name)) else getattr(node, name)
+                for name in dir(node)
+                if name.startswith("_saved_")
+            },
+            # the target's node is the backward op with self and target swapped
+            "self_is_target": node._saved_self is t,
+        }
+    second = lib.autograd.grad(grads[0].sum() + (grads[1] * grads[1]).sum(), (p, t), create_graph=True)
+    third = lib.autograd.grad(sum((s * s).sum() for s in second), (p, t))
+    facts["values"] += [to_np(s) for s in second] + [to_np(s) for s in third]
+    return facts
+
+
+@pytest.mark.parametrize(("fn", "node"), LOSS_CASES)
+def test_loss_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    got, expected = run_both(lambda lib: _loss_facts(lib, fn))
+    for which in "pt":
+        g, e = got[which], expected[which]
+        assert g["node"] == e["node"] == node
+        assert g["next"] == e["next"]
+        assert g["self_is_target"] == e["self_is_target"] == (which == "t")
+        assert sorted(g["saved"]) == sorted(e["saved"])
+        for name, value in e["saved"].items():
+            if isinstance(value, np.ndarray):
+                assert_close(g["saved"][name], value, rtol=1e-12, atol=1e-12)
+            else:
+                assert g["saved"][name] == value, name
+    for g, e in zip(got["values"], expected["values"]):
+        assert_close(g, e, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("fn", "node"), [c for c in LOSS_CASES if c.id in ("mse_mean", "smooth_l1_mean", "huber_none")]
+)
+def test_loss_third_order_matches_finite_differences(ng: Any, fn: Any, node: str) -> None:
+    p = from_np(ng, P, requires_grad=True)
+    t = from_np(ng, T, requires_grad=True)
+    assert ng.autograd.gradgradcheck(lambda a, b: _loss_grads(ng, fn, a, b), (p, t))

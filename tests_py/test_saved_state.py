@@ -238,6 +238,11 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MseLossBackward0": lambda lib, a, b, v: lib.nn.functional.mse_loss(a, b),
     "SmoothL1LossBackward0": lambda lib, a, b, v: lib.nn.functional.smooth_l1_loss(a, b, beta=0.5),
     "HuberLossBackward0": lambda lib, a, b, v: lib.nn.functional.huber_loss(a, b, delta=0.5),
+    "MseLossBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.mse_loss(a, b), a),
+    "SmoothL1LossBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.smooth_l1_loss(a, b, beta=0.5), a
+    ),
+    "HuberLossBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.huber_loss(a, b, delta=0.5), a),
     "SoftMarginLossBackward0": lambda lib, a, b, v: lib.nn.functional.soft_margin_loss(a, b.detach()),
     "BinaryCrossEntropyBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy(
         a / 2, b / 2, v.detach().expand(2, 3)

@@ -6,6 +6,7 @@
 
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/autograd/nodes/loss_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
@@ -163,6 +164,81 @@ Tensor huber_loss(
     node->delta = delta;
   }
   return out;
+}
+
+namespace {
+using autograd::PointwiseLoss;
+
+// The value of a pointwise loss's backward op, without a graph: the loss's
+// slope at self - target times grad_output (its share for a mean); then
+// its node.
+template <PointwiseLoss K>
+Tensor pointwise_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double param) {
+  Reduction r = to_reduction(reduction);
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    Tensor diff = sub(self, target);
+    Tensor slope;
+    if constexpr (K == PointwiseLoss::Mse) {
+      slope = autograd::times(diff, 2);
+    } else if constexpr (K == PointwiseLoss::SmoothL1) {
+      // x / beta inside (-beta, beta), its sign outside
+      slope = param == 0 ? sgn(diff)
+                         : clamp(autograd::times(diff, 1 / param), -1, 1);
+    } else {
+      slope = clamp(diff, -param, param);
+    }
+    Tensor share =
+        r == Reduction::Mean
+            ? div(grad_output, number(static_cast<double>(diff.numel())))
+            : grad_output;
+    out = mul(slope, share);
+  }
+  if (auto node = record<autograd::LossBackwardBackward<K>>(
+          out, {&grad_output, &self, &target})) {
+    node->reduction = r;
+    node->param = param;
+    node->grad_output_ = SavedVariable(grad_output, false);
+    node->self_ = SavedVariable(self, false);
+    node->target_ = SavedVariable(target, false);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor mse_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction) {
+  return pointwise_loss_backward<PointwiseLoss::Mse>(
+      grad_output, self, target, reduction, 0);
+}
+
+Tensor smooth_l1_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double beta) {
+  return pointwise_loss_backward<PointwiseLoss::SmoothL1>(
+      grad_output, self, target, reduction, beta);
+}
+
+Tensor huber_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double delta) {
+  return pointwise_loss_backward<PointwiseLoss::Huber>(
+      grad_output, self, target, reduction, delta);
 }
 
 Tensor soft_margin_loss(

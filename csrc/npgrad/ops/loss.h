@@ -15,6 +15,27 @@ Tensor smooth_l1_loss(
     const Tensor& input, const Tensor& target, int64_t reduction, double beta);
 Tensor huber_loss(
     const Tensor& input, const Tensor& target, int64_t reduction, double delta);
+/// torch's mse_loss_backward, smooth_l1_loss_backward, huber_loss_backward:
+/// the losses' gradients in self (in target: self and target swapped), ops
+/// of their own (MseLossBackwardBackward0, ...) so that a double backward
+/// records torch's nodes.
+Tensor mse_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction);
+Tensor smooth_l1_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double beta);
+Tensor huber_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double delta);
 Tensor soft_margin_loss(
     const Tensor& input, const Tensor& target, int64_t reduction);
 /// `weight` may be undefined (none).

@@ -23,35 +23,105 @@ Tensor PointwiseLossNode::share(const Tensor& grad, int64_t numel) const {
              : grad;
 }
 
-void MseLossBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor diff = sub(self_.unpack(), target_.unpack());
-  Tensor grad = mul(times(diff, 2), share(g[0], diff.numel()));
-  if (task_should_compute_output(1)) {
-    out[1] = neg(grad);
+namespace {
+template <PointwiseLoss K>
+Tensor loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    Reduction reduction,
+    double param) {
+  auto r = static_cast<int64_t>(reduction);
+  if constexpr (K == PointwiseLoss::Mse) {
+    return mse_loss_backward(grad_output, self, target, r);
+  } else if constexpr (K == PointwiseLoss::SmoothL1) {
+    return smooth_l1_loss_backward(grad_output, self, target, r, param);
+  } else {
+    return huber_loss_backward(grad_output, self, target, r, param);
   }
-  out[0] = grad;
+}
+
+// torch's formulas: the target's gradient is the backward op with self and
+// target swapped (its own node, as torch's).
+template <PointwiseLoss K>
+void pointwise_loss_grads(
+    const FormulaNode& node,
+    const Tensor& grad,
+    const Tensor& self,
+    const Tensor& target,
+    Reduction reduction,
+    double param,
+    variable_list& out) {
+  if (node.task_should_compute_output(0)) {
+    out[0] = loss_backward<K>(grad, self, target, reduction, param);
+  }
+  if (node.task_should_compute_output(1)) {
+    out[1] = loss_backward<K>(grad, target, self, reduction, param);
+  }
+}
+}  // namespace
+
+void MseLossBackward0::compute(const variable_list& g, variable_list& out) {
+  pointwise_loss_grads<PointwiseLoss::Mse>(
+      *this, g[0], self_.unpack(), target_.unpack(), reduction, 0, out);
 }
 
 void SmoothL1LossBackward0::compute(
     const variable_list& g, variable_list& out) {
-  Tensor diff = sub(self_.unpack(), target_.unpack());
-  // d/dx: x / beta inside (-beta, beta), its sign outside.
-  Tensor slope = beta == 0 ? sgn(diff) : clamp(times(diff, 1 / beta), -1, 1);
-  Tensor grad = mul(slope, share(g[0], diff.numel()));
-  if (task_should_compute_output(1)) {
-    out[1] = neg(grad);
-  }
-  out[0] = grad;
+  pointwise_loss_grads<PointwiseLoss::SmoothL1>(
+      *this, g[0], self_.unpack(), target_.unpack(), reduction, beta, out);
 }
 
 void HuberLossBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor diff = sub(self_.unpack(), target_.unpack());
-  Tensor grad = mul(clamp(diff, -delta, delta), share(g[0], diff.numel()));
-  if (task_should_compute_output(1)) {
-    out[1] = neg(grad);
-  }
-  out[0] = grad;
+  pointwise_loss_grads<PointwiseLoss::Huber>(
+      *this, g[0], self_.unpack(), target_.unpack(), reduction, delta, out);
 }
+
+// The backward ops' derivatives (torch's): in grad_output the op itself
+// (linear there), summed to grad_output's shape; in self the
+// *_loss_double_backward of grad * grad_output, its negation in target.
+template <PointwiseLoss K>
+void LossBackwardBackward<K>::compute(
+    const variable_list& g, variable_list& out) {
+  Tensor grad_output = grad_output_.unpack();
+  Tensor self = self_.unpack();
+  Tensor target = target_.unpack();
+  if (task_should_compute_output(0)) {
+    out[0] = sum_to(
+        loss_backward<K>(g[0], self, target, reduction, param),
+        grad_output.sizes());
+  }
+  if (!task_should_compute_output(1) && !task_should_compute_output(2)) {
+    return;
+  }
+  Tensor gg = mul(g[0], grad_output);
+  Tensor d;
+  if constexpr (K == PointwiseLoss::Mse) {
+    d = times(gg, 2);
+  } else if (K == PointwiseLoss::SmoothL1 && param == 0) {
+    d = zeros_like(gg);  // torch's guard against dividing by beta = 0
+  } else {
+    Tensor inside =
+        to_dtype(lt(abs(sub(self, target)), scalar(param)), gg.dtype());
+    d = mul(gg, inside);
+    if constexpr (K == PointwiseLoss::SmoothL1) {
+      d = div(d, scalar(param));
+    }
+  }
+  if (reduction == Reduction::Mean) {
+    d = div(d, scalar(static_cast<double>(g[0].numel())));
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = d;
+  }
+  if (task_should_compute_output(2)) {
+    out[2] = neg(d);
+  }
+}
+
+template struct LossBackwardBackward<PointwiseLoss::Mse>;
+template struct LossBackwardBackward<PointwiseLoss::SmoothL1>;
+template struct LossBackwardBackward<PointwiseLoss::Huber>;
 
 void SoftMarginLossBackward0::compute(
     const variable_list& g, variable_list& out) {

@@ -4,6 +4,8 @@
 // with_logits form, nll_loss and nll_loss2d), with torch's names and saved
 // attributes. `_saved_reduction` is torch's enum: 0 none, 1 mean, 2 sum.
 
+#include <string>
+
 #include "npgrad/autograd/nodes/basic_nodes.h"
 
 namespace npgrad::autograd {
@@ -24,6 +26,44 @@ struct PointwiseLossNode : FormulaNode {
   SavedVariable self_, target_;
   Reduction reduction = Reduction::Mean;
 };
+
+/// The losses whose gradient is an op of its own in torch
+/// (mse_loss_backward, smooth_l1_loss_backward, huber_loss_backward).
+enum class PointwiseLoss { Mse, SmoothL1, Huber };
+
+/// The node of such a backward op (MseLossBackwardBackward0, ...), inputs
+/// grad_output, self, target; `param` is smooth_l1's beta or huber's delta.
+template <PointwiseLoss K>
+struct LossBackwardBackward final : FormulaNode {
+  std::string name() const override {
+    if constexpr (K == PointwiseLoss::Mse) {
+      return "MseLossBackwardBackward0";
+    } else if constexpr (K == PointwiseLoss::SmoothL1) {
+      return "SmoothL1LossBackwardBackward0";
+    } else {
+      return "HuberLossBackwardBackward0";
+    }
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    if constexpr (K == PointwiseLoss::SmoothL1) {
+      v.real("_saved_beta", param);
+    } else if constexpr (K == PointwiseLoss::Huber) {
+      v.real("_saved_delta", param);
+    }
+    v.tensor("_saved_grad_output", grad_output_);
+    v.integer("_saved_reduction", static_cast<int64_t>(reduction));
+    v.tensor("_saved_self", self_);
+    v.tensor("_saved_target", target_);
+  }
+  SavedVariable grad_output_, self_, target_;
+  Reduction reduction = Reduction::Mean;
+  double param = 0;
+};
+using MseLossBackwardBackward0 = LossBackwardBackward<PointwiseLoss::Mse>;
+using SmoothL1LossBackwardBackward0 =
+    LossBackwardBackward<PointwiseLoss::SmoothL1>;
+using HuberLossBackwardBackward0 = LossBackwardBackward<PointwiseLoss::Huber>;
 
 struct MseLossBackward0 final : PointwiseLossNode {
   NPGRAD_NODE_NAME(MseLossBackward0)
