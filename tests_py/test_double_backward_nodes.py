@@ -250,3 +250,51 @@ def test_loss_third_order_matches_finite_differences(ng: Any, fn: Any, node: str
     p = from_np(ng, P, requires_grad=True)
     t = from_np(ng, T, requires_grad=True)
     assert ng.autograd.gradgradcheck(lambda a, b: _loss_grads(ng, fn, a, b), (p, t))
+
+
+def _nll(**kwargs: Any) -> Callable[[Any, Any], Any]:
+    """nll_loss of X as log-probabilities (any values will do), targets 2 and 0."""
+
+    def fn(lib: Any, x: Any) -> Any:
+        if "weight" in kwargs:
+            kwargs["weight"] = from_np(lib, np.array([0.5, 1.0, 2.0, 1.5]))
+        return lib.nn.functional.nll_loss(x, lib.tensor([2, 0]), **kwargs)
+
+    return fn
+
+
+NLL_CASES = [
+    pytest.param(_nll(), "NllLossBackwardBackward0", id="nll_mean"),
+    pytest.param(_nll(weight=True, reduction="sum"), "NllLossBackwardBackward0", id="nll_weight_sum"),
+    pytest.param(_nll(reduction="none", ignore_index=0), "NllLossBackwardBackward0", id="nll_none_ignore"),
+]
+
+
+@pytest.mark.parametrize(("fn", "node"), NLL_CASES)
+def test_nll_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    _check_against_torch(fn, node)
+
+
+def test_nll_third_order_matches_finite_differences(ng: Any) -> None:
+    _check_third_order(ng, _nll(weight=True))
+
+
+def test_nll2d_double_backward_records_torch_node(ng: Any) -> None:
+    """A 4-D input: nll_loss2d's backward op, NllLoss2DBackwardBackward0."""
+    data = np.random.default_rng(3).uniform(-1, 1, (2, 3, 2, 2))
+    target = np.array([[[0, 2], [1, 1]], [[2, 0], [0, 1]]])
+
+    def run(lib: Any) -> list[Any]:
+        x = from_np(lib, data, requires_grad=True)
+        y = lib.nn.functional.nll_loss(x, from_np(lib, target))
+        (g,) = lib.autograd.grad(y * y, x, create_graph=True)
+        node = g.grad_fn
+        facts = [node.name(), node._saved_reduction, node._saved_ignore_index, to_np(node._saved_target)]
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        return [*facts, to_np(g), to_np(gg)]
+
+    got, expected = run_both(run)
+    assert got[:3] == expected[:3]
+    assert got[0] == "NllLoss2DBackwardBackward0"
+    for g, e in zip(got[3:], expected[3:]):
+        assert_close(g, e, rtol=1e-12, atol=1e-12)

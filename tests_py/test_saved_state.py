@@ -254,6 +254,12 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "NllLoss2DBackward0": lambda lib, a, b, v: lib.nn.functional.nll_loss(
         a.view(1, 2, 3, 1), lib.tensor([[[1], [0], [1]]])
     ),
+    "NllLossBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.nll_loss(a, lib.tensor([2, 0]), v.detach()), a
+    ),
+    "NllLoss2DBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.nll_loss(a.view(1, 2, 3, 1), lib.tensor([[[1], [0], [1]]])), a
+    ),
     # pooling: a (2, 3) input is one (C, H, W) plane of 1 x 2 x 3
     "MaxPool2DWithIndicesBackward0": lambda lib, a, b, v: lib.nn.functional.max_pool2d(a[None], 2, 1),
     "MaxPool2DWithIndicesBackwardBackward0": lambda lib, a, b, v: _grad(

@@ -196,6 +196,9 @@ void bind_losses(py::module_& m) {
       nodes, "BinaryCrossEntropyWithLogitsBackward0");
   bind_node_class<NllLossBackward0>(nodes, "NllLossBackward0");
   bind_node_class<NllLoss2DBackward0>(nodes, "NllLoss2DBackward0");
+  bind_node_class<NllLossBackwardBackward0>(nodes, "NllLossBackwardBackward0");
+  bind_node_class<NllLoss2DBackwardBackward0>(
+      nodes, "NllLoss2DBackwardBackward0");
   bind_ternary(m, m.attr("Tensor"));
   bind_loss_functions(m, nn);
 }

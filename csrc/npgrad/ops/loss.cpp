@@ -2,6 +2,7 @@
 // values are computed with npgrad ops in no-grad mode; the node is recorded
 // after, saving what torch's saves.
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "npgrad/autograd/autograd_meta.h"
@@ -493,11 +494,82 @@ Tensor nll_impl(
     node->target_ = SavedVariable(target, false);
     node->total_weight_ = SavedVariable(total_weight, false);
     node->weight_ = saved_if_defined(weight);
+    node->two_d = std::is_same_v<NodeT, autograd::NllLoss2DBackward0>;
+  }
+  return out;
+}
+
+template <typename NodeT>
+Tensor nll_backward_impl(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    const Tensor& total_weight) {
+  Reduction r = to_reduction(reduction);
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    auto [safe, weights] =
+        nll_target_weights(target, weight, ignore_index, self.dtype());
+    Tensor grad = grad_output;
+    if (r == Reduction::Mean) {
+      grad = div(grad, total_weight);
+    }
+    // -weight[t] * grad at each target's class, zero elsewhere (and for an
+    // ignored target, even when the total weight is 0)
+    Tensor ignored = eq(
+        target,
+        wrapped_scalar(static_cast<double>(ignore_index), ScalarType::Int64));
+    Tensor values = masked_fill(mul(neg(weights), grad), ignored, number(0));
+    int64_t class_dim = self.dim() == 1 ? 0 : 1;
+    // written into the fresh zeros (no graph: scatter need not copy them)
+    out = scatter(
+        zeros_like(self),
+        class_dim,
+        unsqueeze(safe, class_dim),
+        unsqueeze(values, class_dim),
+        true);
+  }
+  if (auto node = record<NodeT>(out, {&grad_output, &self})) {
+    node->reduction = r;
+    node->ignore_index = ignore_index;
+    node->target_ = SavedVariable(target, false);
+    node->weight_ = saved_if_defined(weight);
   }
   return out;
 }
 
 }  // namespace
+
+Tensor nll_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    const Tensor& total_weight,
+    bool two_d) {
+  return two_d ? nll_backward_impl<autograd::NllLoss2DBackwardBackward0>(
+                     grad_output,
+                     self,
+                     target,
+                     weight,
+                     reduction,
+                     ignore_index,
+                     total_weight)
+               : nll_backward_impl<autograd::NllLossBackwardBackward0>(
+                     grad_output,
+                     self,
+                     target,
+                     weight,
+                     reduction,
+                     ignore_index,
+                     total_weight);
+}
 
 Tensor nll_loss(
     const Tensor& input,

@@ -59,6 +59,19 @@ Tensor nll_loss(
     int64_t reduction,
     int64_t ignore_index,
     bool two_d);
+/// torch's nll_loss_backward (nll_loss2d_backward when two_d): nll_loss's
+/// gradient in its input, an op of its own (NllLossBackwardBackward0, ...)
+/// so that a double backward records torch's nodes; `weight` may be
+/// undefined, total_weight is the forward's.
+Tensor nll_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    const Tensor& total_weight,
+    bool two_d);
 /// For nll_loss and its backward: the targets with ignore_index replaced by
 /// 0 (int64), and each target's class weight in `dtype` (0 where ignored).
 std::pair<Tensor, Tensor> nll_target_weights(

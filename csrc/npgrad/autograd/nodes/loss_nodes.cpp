@@ -186,29 +186,37 @@ void BinaryCrossEntropyWithLogitsBackward0::compute(
 }
 
 void NllLossBackwardBase::compute(const variable_list& g, variable_list& out) {
-  Tensor self = self_.unpack();
-  Tensor target = target_.unpack();
-  auto [safe, weights] =
-      nll_target_weights(target, weight_.unpack(), ignore_index, self.dtype());
-  Tensor grad = g[0];
-  if (reduction == Reduction::Mean) {
-    grad = div(grad, total_weight_.unpack());
-  }
-  // -weight[t] * grad at each target's class, zero elsewhere (and for an
-  // ignored target, even when the total weight is 0)
-  Tensor ignored =
-      eq(target,
-         wrapped_scalar(static_cast<double>(ignore_index), ScalarType::Int64));
-  Tensor values = masked_fill(
-      mul(neg(weights), grad), ignored, wrapped_scalar(0, ScalarType::Float64));
-  int64_t class_dim = self.dim() == 1 ? 0 : 1;
-  // Without a graph, written into the fresh zeros (scatter would copy them).
-  out[0] = scatter(
-      zeros_like(self),
-      class_dim,
-      unsqueeze(safe, class_dim),
-      unsqueeze(values, class_dim),
-      !GradMode::is_enabled());
+  out[0] = nll_loss_backward(
+      g[0],
+      self_.unpack(),
+      target_.unpack(),
+      weight_.unpack(),
+      static_cast<int64_t>(reduction),
+      ignore_index,
+      total_weight_.unpack(),
+      two_d);
 }
+
+template <bool TwoD>
+void NllLossBackwardBackward<TwoD>::compute(
+    const variable_list& g, variable_list& out) {
+  Tensor target = target_.unpack();
+  Tensor weight = weight_.unpack();
+  if (task_should_compute_output(0)) {
+    out[0] = nll_loss(
+        g[0],
+        target,
+        weight,
+        static_cast<int64_t>(reduction),
+        ignore_index,
+        TwoD);
+  }
+  if (task_should_compute_output(1)) {
+    out[1] = zeros_like(g[0]);
+  }
+}
+
+template struct NllLossBackwardBackward<false>;
+template struct NllLossBackwardBackward<true>;
 
 }  // namespace npgrad::autograd

@@ -133,6 +133,7 @@ struct NllLossBackwardBase : FormulaNode {
   SavedVariable self_, target_, weight_, total_weight_;
   int64_t ignore_index = -100;
   Reduction reduction = Reduction::Mean;
+  bool two_d = false;  // nll_loss2d's node
 };
 
 struct NllLossBackward0 final : NllLossBackwardBase {
@@ -142,5 +143,27 @@ struct NllLossBackward0 final : NllLossBackwardBase {
 struct NllLoss2DBackward0 final : NllLossBackwardBase {
   NPGRAD_NODE_NAME(NllLoss2DBackward0)
 };
+
+/// The node of nll_loss_backward / nll_loss2d_backward (TwoD), inputs
+/// grad_output and self: its derivative in grad_output is nll_loss of the
+/// incoming gradient (the backward is linear there), zero in self.
+template <bool TwoD>
+struct NllLossBackwardBackward final : FormulaNode {
+  std::string name() const override {
+    return TwoD ? "NllLoss2DBackwardBackward0" : "NllLossBackwardBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_ignore_index", ignore_index);
+    v.integer("_saved_reduction", static_cast<int64_t>(reduction));
+    v.tensor("_saved_target", target_);
+    v.tensor("_saved_weight", weight_);
+  }
+  SavedVariable target_, weight_;
+  int64_t ignore_index = -100;
+  Reduction reduction = Reduction::Mean;
+};
+using NllLossBackwardBackward0 = NllLossBackwardBackward<false>;
+using NllLoss2DBackwardBackward0 = NllLossBackwardBackward<true>;
 
 }  // namespace npgrad::autograd
