@@ -247,6 +247,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "BinaryCrossEntropyBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy(
         a / 2, b / 2, v.detach().expand(2, 3)
     ),
+    "BinaryCrossEntropyBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.binary_cross_entropy(a / 2, b / 2, v.detach().expand(2, 3)), a
+    ),
     "BinaryCrossEntropyWithLogitsBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy_with_logits(
         a, b / 2, pos_weight=v.detach()
     ),

@@ -197,6 +197,8 @@ void bind_losses(py::module_& m) {
   bind_node_class<NllLossBackward0>(nodes, "NllLossBackward0");
   bind_node_class<NllLoss2DBackward0>(nodes, "NllLoss2DBackward0");
   bind_node_class<NllLossBackwardBackward0>(nodes, "NllLossBackwardBackward0");
+  bind_node_class<BinaryCrossEntropyBackwardBackward0>(
+      nodes, "BinaryCrossEntropyBackwardBackward0");
   bind_node_class<NllLoss2DBackwardBackward0>(
       nodes, "NllLoss2DBackwardBackward0");
   bind_ternary(m, m.attr("Tensor"));

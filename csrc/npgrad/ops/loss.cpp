@@ -302,6 +302,38 @@ Tensor binary_cross_entropy(
   return out;
 }
 
+Tensor binary_cross_entropy_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction) {
+  Reduction r = to_reduction(reduction);
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    Tensor grad =
+        r == Reduction::Mean
+            ? div(grad_output, number(static_cast<double>(self.numel())))
+            : grad_output;
+    if (weight.defined()) {
+      grad = mul(grad, weight);
+    }
+    // (x - t) / max(x (1 - x), 1e-12), torch's EPSILON
+    Tensor denom = clamp(mul(rsub(self, 1.0), self), 1e-12, std::nullopt);
+    out = mul(grad, div(sub(self, target), denom));
+  }
+  if (auto node = record<autograd::BinaryCrossEntropyBackwardBackward0>(
+          out, {&grad_output, &self, &target})) {
+    node->reduction = r;
+    node->grad_output_ = SavedVariable(grad_output, false);
+    node->self_ = SavedVariable(self, false);
+    node->target_ = SavedVariable(target, false);
+    node->weight_ = saved_if_defined(weight);
+  }
+  return out;
+}
+
 Tensor binary_cross_entropy_with_logits(
     const Tensor& input,
     const Tensor& target,

@@ -44,6 +44,15 @@ Tensor binary_cross_entropy(
     const Tensor& target,
     const Tensor& weight,
     int64_t reduction);
+/// torch's binary_cross_entropy_backward: the loss's gradient in its input,
+/// an op of its own (BinaryCrossEntropyBackwardBackward0) so that a double
+/// backward records torch's node.
+Tensor binary_cross_entropy_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction);
 Tensor binary_cross_entropy_with_logits(
     const Tensor& input,
     const Tensor& target,

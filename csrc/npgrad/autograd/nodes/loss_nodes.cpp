@@ -137,19 +137,59 @@ void BinaryCrossEntropyBackward0::compute(
   Tensor self = self_.unpack();
   Tensor target = target_.unpack();
   Tensor weight = weight_.unpack();
-  Tensor grad = share(g[0], self.numel());
-  if (weight.defined()) {
-    grad = mul(grad, weight);
-  }
   if (task_should_compute_output(0)) {
-    // (x - t) / max(x (1 - x), 1e-12), torch's EPSILON
-    Tensor denom = clamp(mul(rsub(self, 1.0), self), 1e-12, std::nullopt);
-    out[0] = mul(grad, div(sub(self, target), denom));
+    out[0] = binary_cross_entropy_backward(
+        g[0], self, target, weight, static_cast<int64_t>(reduction));
   }
   if (task_should_compute_output(1)) {
+    Tensor grad = share(g[0], self.numel());
+    if (weight.defined()) {
+      grad = mul(grad, weight);
+    }
     // -logit(x) = log(1 - x) - log(x)
     Tensor logit = sub(log(self), log(rsub(self, 1.0)));
     out[1] = mul(grad, neg(logit));
+  }
+}
+
+// torch's binary_cross_entropy_double_backward{,_grad_output,_target}, with
+// their eps of 1e-12.
+void BinaryCrossEntropyBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  constexpr double eps = 1e-12;
+  Tensor grad_output = grad_output_.unpack();
+  Tensor self = self_.unpack();
+  Tensor target = target_.unpack();
+  Tensor weight = weight_.unpack();
+  auto weighted = [&](Tensor t) {
+    return weight.defined() ? mul(t, weight) : t;
+  };
+  auto mean_share = [&](Tensor t) {
+    return reduction == Reduction::Mean
+               ? div(t, scalar(static_cast<double>(self.numel())))
+               : t;
+  };
+  if (task_should_compute_output(0)) {
+    // (x - t) / ((x + eps) (1 - x + eps)) * grad, reduced as the loss was
+    Tensor slope =
+        div(sub(self, target),
+            mul(add(self, scalar(eps)), add(rsub(self, 1.0), scalar(eps))));
+    Tensor d = mul(weighted(slope), g[0]);
+    out[0] = reduction == Reduction::None ? d : mean_share(sum(d));
+  }
+  if (task_should_compute_output(1)) {
+    // (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) * grad * grad_output
+    Tensor numer =
+        add(sub(mul(self, self), mul(times(self, 2), target)), target);
+    Tensor a = add(self, scalar(eps));
+    Tensor b = add(rsub(self, 1.0), scalar(eps));
+    Tensor gi = div(numer, mul(mul(a, a), mul(b, b)));
+    out[1] = mean_share(weighted(mul(gi, mul(g[0], grad_output))));
+  }
+  if (task_should_compute_output(2)) {
+    // -grad * grad_output / max((1 - x) x, eps)
+    Tensor denom = clamp(mul(rsub(self, 1.0), self), eps, std::nullopt);
+    out[2] = mean_share(div(weighted(neg(mul(g[0], grad_output))), denom));
   }
 }
 

@@ -107,6 +107,22 @@ struct BinaryCrossEntropyBackward0 final : PointwiseLossNode {
   SavedVariable weight_;
 };
 
+/// binary_cross_entropy_backward's node, inputs grad_output, self, target
+/// (`weight` gets no gradient).
+struct BinaryCrossEntropyBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(BinaryCrossEntropyBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_grad_output", grad_output_);
+    v.integer("_saved_reduction", static_cast<int64_t>(reduction));
+    v.tensor("_saved_self", self_);
+    v.tensor("_saved_target", target_);
+    v.tensor("_saved_weight", weight_);
+  }
+  SavedVariable grad_output_, self_, target_, weight_;
+  Reduction reduction = Reduction::Mean;
+};
+
 struct BinaryCrossEntropyWithLogitsBackward0 final : PointwiseLossNode {
   NPGRAD_NODE_NAME(BinaryCrossEntropyWithLogitsBackward0)
   void compute(const variable_list& g, variable_list& out) override;
