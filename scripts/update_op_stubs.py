@@ -111,6 +111,8 @@ def _nodes(table: Table, activations: Table) -> list[str]:
         lines.append(f"class {op['node']}(_NodeBase): ...\n")
         if op["inplace_node"] and op["inplace_node"] != op["node"]:
             lines.append(f"class {op['inplace_node']}(_NodeBase): ...\n")
+        if op["backward_node"]:
+            lines.append(f"class {op['backward_node']}(_NodeBase): ...\n")
     return lines
 
 

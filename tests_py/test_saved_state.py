@@ -97,6 +97,15 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "SqrtBackward0": lambda lib, a, b, v: a.sqrt(),
     "SgnBackward0": lambda lib, a, b, v: _grad(lib, a.abs(), a),
     "ThresholdBackwardBackward0": lambda lib, a, b, v: _grad(lib, a.relu(), a),
+    "GeluBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.gelu(a), a),
+    "EluBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.elu(a - 1), a),
+    "LeakyReluBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.leaky_relu(a), a),
+    "HardtanhBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.hardtanh(a), a),
+    "HardswishBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.hardswish(a), a),
+    "SoftplusBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.softplus(a), a),
+    "LogSigmoidBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.logsigmoid(a), a),
+    "SoftshrinkBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.softshrink(a), a),
+    "HardshrinkBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.hardshrink(a), a),
     "ClampBackward1": lambda lib, a, b, v: a.clamp(min=1.0),
     "ClampBackward0": lambda lib, a, b, v: a.clamp(b, v),
     "ClampMinBackward0": lambda lib, a, b, v: a.clamp_min(1.0),
@@ -119,6 +128,8 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MinBackward0": lambda lib, a, b, v: a.min(0).values,
     "SoftmaxBackward0": lambda lib, a, b, v: a.softmax(0),
     "LogSoftmaxBackward0": lambda lib, a, b, v: a.log_softmax(0),
+    "SoftmaxBackwardDataBackward0": lambda lib, a, b, v: _grad(lib, a.softmax(-1), a),
+    "LogSoftmaxBackwardDataBackward0": lambda lib, a, b, v: _grad(lib, a.log_softmax(1), a),
     "AmaxBackward0": lambda lib, a, b, v: a.amax(0),
     "AminBackward0": lambda lib, a, b, v: a.amin((0, 1)),
     "VarBackward0": lambda lib, a, b, v: a.var(1),
@@ -227,9 +238,17 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "MseLossBackward0": lambda lib, a, b, v: lib.nn.functional.mse_loss(a, b),
     "SmoothL1LossBackward0": lambda lib, a, b, v: lib.nn.functional.smooth_l1_loss(a, b, beta=0.5),
     "HuberLossBackward0": lambda lib, a, b, v: lib.nn.functional.huber_loss(a, b, delta=0.5),
+    "MseLossBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.mse_loss(a, b), a),
+    "SmoothL1LossBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.smooth_l1_loss(a, b, beta=0.5), a
+    ),
+    "HuberLossBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.huber_loss(a, b, delta=0.5), a),
     "SoftMarginLossBackward0": lambda lib, a, b, v: lib.nn.functional.soft_margin_loss(a, b.detach()),
     "BinaryCrossEntropyBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy(
         a / 2, b / 2, v.detach().expand(2, 3)
+    ),
+    "BinaryCrossEntropyBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.binary_cross_entropy(a / 2, b / 2, v.detach().expand(2, 3)), a
     ),
     "BinaryCrossEntropyWithLogitsBackward0": lambda lib, a, b, v: lib.nn.functional.binary_cross_entropy_with_logits(
         a, b / 2, pos_weight=v.detach()
@@ -237,6 +256,12 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "NllLossBackward0": lambda lib, a, b, v: lib.nn.functional.nll_loss(a, lib.tensor([2, 0]), v.detach()),
     "NllLoss2DBackward0": lambda lib, a, b, v: lib.nn.functional.nll_loss(
         a.view(1, 2, 3, 1), lib.tensor([[[1], [0], [1]]])
+    ),
+    "NllLossBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.nll_loss(a, lib.tensor([2, 0]), v.detach()), a
+    ),
+    "NllLoss2DBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.nll_loss(a.view(1, 2, 3, 1), lib.tensor([[[1], [0], [1]]])), a
     ),
     # pooling: a (2, 3) input is one (C, H, W) plane of 1 x 2 x 3
     "MaxPool2DWithIndicesBackward0": lambda lib, a, b, v: lib.nn.functional.max_pool2d(a[None], 2, 1),

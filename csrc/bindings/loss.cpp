@@ -184,6 +184,11 @@ void bind_losses(py::module_& m) {
   bind_node_class<MseLossBackward0>(nodes, "MseLossBackward0");
   bind_node_class<SmoothL1LossBackward0>(nodes, "SmoothL1LossBackward0");
   bind_node_class<HuberLossBackward0>(nodes, "HuberLossBackward0");
+  bind_node_class<MseLossBackwardBackward0>(nodes, "MseLossBackwardBackward0");
+  bind_node_class<SmoothL1LossBackwardBackward0>(
+      nodes, "SmoothL1LossBackwardBackward0");
+  bind_node_class<HuberLossBackwardBackward0>(
+      nodes, "HuberLossBackwardBackward0");
   bind_node_class<SoftMarginLossBackward0>(nodes, "SoftMarginLossBackward0");
   bind_node_class<BinaryCrossEntropyBackward0>(
       nodes, "BinaryCrossEntropyBackward0");
@@ -191,6 +196,11 @@ void bind_losses(py::module_& m) {
       nodes, "BinaryCrossEntropyWithLogitsBackward0");
   bind_node_class<NllLossBackward0>(nodes, "NllLossBackward0");
   bind_node_class<NllLoss2DBackward0>(nodes, "NllLoss2DBackward0");
+  bind_node_class<NllLossBackwardBackward0>(nodes, "NllLossBackwardBackward0");
+  bind_node_class<BinaryCrossEntropyBackwardBackward0>(
+      nodes, "BinaryCrossEntropyBackwardBackward0");
+  bind_node_class<NllLoss2DBackwardBackward0>(
+      nodes, "NllLoss2DBackwardBackward0");
   bind_ternary(m, m.attr("Tensor"));
   bind_loss_functions(m, nn);
 }

@@ -372,6 +372,9 @@ void bind_nodes(py::module_& m) {
   bind_node<ProdBackward0>(fm, "ProdBackward0");
   bind_node<ProdBackward1>(fm, "ProdBackward1");
   bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");
+  bind_node<SoftmaxBackwardDataBackward0>(fm, "SoftmaxBackwardDataBackward0");
+  bind_node<LogSoftmaxBackwardDataBackward0>(
+      fm, "LogSoftmaxBackwardDataBackward0");
   bind_node<ViewBackward0>(fm, "ViewBackward0");
   bind_node<UnsafeViewBackward0>(fm, "UnsafeViewBackward0");
   bind_node<ReshapeAliasBackward0>(fm, "ReshapeAliasBackward0");

@@ -384,25 +384,34 @@ void bind_activation_table(py::module_& m, py::module_& nodes, py::object cls) {
           std::shared_ptr<ops::ActivationBackward<Op, true>>>(
           nodes, Op::inplace_node, py::custom_type_setup(setup_node_type_gc));
     }
+    py::object backward_node = py::none();
+    if constexpr (ops::detail::HasBackwardNode<Op>::value) {
+      py::class_<
+          ops::ActivationBackwardBackward<Op>,
+          autograd::Node,
+          std::shared_ptr<ops::ActivationBackwardBackward<Op>>>(
+          nodes, Op::backward_node, py::custom_type_setup(setup_node_type_gc));
+      backward_node = py::str(Op::backward_node);
+    }
     bind_activation<Op>(m, nn, cls);
     constexpr const char* where = Op::binding == ops::Where::Nn ? "nn"
                                   : Op::binding == ops::Where::Torch
                                       ? "torch"
                                       : "torch_and_method";
-    table.append(
-        py::dict(
-            "family"_a = "activation",
-            "name"_a = Op::name,
-            "binding"_a = where,
-            "inplace"_a = Op::inplace != ops::Inplace::None
-                              ? py::object(py::str(std::string(Op::name) + "_"))
-                              : py::object(py::none()),
-            "node"_a = Op::node,
-            "inplace_node"_a = activation_inplace_node<Op>(),
-            "params"_a = activation_params<Op>(),
-            "summary"_a = Op::doc.summary,
-            "example_input"_a = Op::doc.example_input,
-            "example_output"_a = Op::doc.example_output));
+    table.append(py::dict(
+        "family"_a = "activation",
+        "name"_a = Op::name,
+        "binding"_a = where,
+        "inplace"_a = Op::inplace != ops::Inplace::None
+                          ? py::object(py::str(std::string(Op::name) + "_"))
+                          : py::object(py::none()),
+        "node"_a = Op::node,
+        "inplace_node"_a = activation_inplace_node<Op>(),
+        "backward_node"_a = backward_node,
+        "params"_a = activation_params<Op>(),
+        "summary"_a = Op::doc.summary,
+        "example_input"_a = Op::doc.example_input,
+        "example_output"_a = Op::doc.example_output));
   });
   m.attr("_activation_table") = py::tuple(table);
 

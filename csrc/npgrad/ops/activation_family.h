@@ -28,9 +28,27 @@
 //              once);
 //              the result has the input's dtype
 //   backward   `static Tensor backward(const Tensor& grad, const Tensor&
-//              self, const ParamValues& p)`, written with npgrad ops so that
-//              create_graph records it; backward_from_result likewise, from
-//              the result (Inplace::SavesResult only)
+//              self, const ParamValues& p)`, written with npgrad ops;
+//              backward_from_result likewise, from the result
+//              (Inplace::SavesResult only). Without `backward_node`,
+//              create_graph records its ops
+//   backward_node  optional: torch's name of the node of the entry's
+//              backward op (gelu_backward: "GeluBackwardBackward0"). The
+//              backward then runs in no-grad mode as that op's kernel (a
+//              reduced float through float32, rounded once) and create_graph
+//              records the one node, which saves `_saved_self` (or, with
+//              `backward_is_result_arg`, `_saved_self_or_result` and
+//              `_saved_is_result`), the buffer and the saved parameters.
+//              Its gradient in grad_output is the backward op itself (the
+//              backward is linear in grad); in self, `double_backward`
+//   double_backward  optional `static Tensor double_backward(const Tensor&
+//              grad, const Tensor& grad_output, const Tensor& self, const
+//              ParamValues& p, bool is_result)`: torch's derivative of the
+//              backward op in self, written with npgrad ops (the node then
+//              saves `_saved_grad_output`); without it that derivative is
+//              zero (a piecewise-linear activation)
+//   backward_is_result_arg  optional, true when torch's backward op takes
+//              `is_result, self_or_result` (elu_backward)
 //   cpu_kernel optional: the name in torch's error for an integer or bool
 //              input ("elu_cpu"); without it integers are accepted
 //   check      optional `static void check(const Tensor&, const ParamValues&)`
@@ -50,10 +68,12 @@
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/op_table.h"
+#include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::ops {
@@ -142,7 +162,136 @@ const std::array<std::string, 3>& saved_param_names() {
   }();
   return names;
 }
+
+template <typename Op, typename = void>
+struct HasBackwardNode : std::false_type {};
+template <typename Op>
+struct HasBackwardNode<Op, std::void_t<decltype(Op::backward_node)>>
+    : std::true_type {};
+template <typename Op, typename = void>
+struct HasDoubleBackward : std::false_type {};
+template <typename Op>
+struct HasDoubleBackward<Op, std::void_t<decltype(&Op::double_backward)>>
+    : std::true_type {};
+template <typename Op, typename = void>
+struct BackwardIsResultArg : std::false_type {};
+template <typename Op>
+struct BackwardIsResultArg<
+    Op,
+    std::void_t<decltype(Op::backward_is_result_arg)>>
+    : std::bool_constant<Op::backward_is_result_arg> {};
+
+// The saved parameters, as the forward node and the backward op's node both
+// show them.
+template <typename Op>
+void visit_saved_params(
+    autograd::SavedAttributeVisitor& v, const ParamValues& p) {
+  const auto& names = saved_param_names<Op>();
+  for (std::size_t i = 0; i < Op::params.size(); ++i) {
+    const Param& param = Op::params[i];
+    if (!param.saved) {
+      continue;
+    }
+    if (param.kind == ParamKind::Choice) {
+      v.text(names[i].c_str(), choice_name<Op>(p[i]));
+    } else {
+      v.real(names[i].c_str(), p[i]);
+    }
+  }
+}
 }  // namespace detail
+
+template <typename Op>
+Tensor activation_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const ParamValues& p,
+    bool is_result,
+    const Tensor& buffer);
+
+/// The node of an entry's backward op (GeluBackwardBackward0): inputs
+/// grad_output and self (or the result).
+template <typename Op>
+struct ActivationBackwardBackward final : autograd::FormulaNode {
+  std::string name() const override { return Op::backward_node; }
+  void compute(const variable_list& g, variable_list& out) override {
+    Tensor self = self_.unpack();
+    if (task_should_compute_output(0)) {
+      Tensor buffer;
+      if constexpr (detail::HasBuffer<Op>::value) {
+        buffer = buffer_.unpack();
+      }
+      out[0] = activation_backward<Op>(g[0], self, p, is_result, buffer);
+    }
+    if (task_should_compute_output(1)) {
+      if constexpr (detail::HasDoubleBackward<Op>::value) {
+        out[1] = Op::double_backward(
+            g[0], grad_output_.unpack(), self, p, is_result);
+      } else {
+        out[1] = zeros_like(g[0]);
+      }
+    }
+  }
+  void visit_saved(autograd::SavedAttributeVisitor& v) override {
+    if constexpr (detail::HasDoubleBackward<Op>::value) {
+      v.tensor("_saved_grad_output", grad_output_);
+    }
+    if constexpr (detail::BackwardIsResultArg<Op>::value) {
+      v.boolean("_saved_is_result", is_result);
+      v.tensor("_saved_self_or_result", self_);
+    } else {
+      v.tensor("_saved_self", self_);
+    }
+    if constexpr (detail::HasBuffer<Op>::value) {
+      v.tensor("_saved_buffer", buffer_);
+    }
+    detail::visit_saved_params<Op>(v, p);
+  }
+  autograd::SavedVariable grad_output_, self_, buffer_;
+  ParamValues p{};
+  bool is_result = false;
+};
+
+/// An entry's backward op (torch's gelu_backward, elu_backward, ...): the
+/// entry's backward formula run as a kernel, then its node when grad_output
+/// or self requires grad. is_result: self is the result (the in-place
+/// form's node), differentiated with backward_from_result.
+template <typename Op>
+Tensor activation_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const ParamValues& p,
+    bool is_result,
+    const Tensor& buffer) {
+  Tensor out;
+  {
+    autograd::AutoGradMode no_grad(false);
+    out = autograd::round_reduced_float_once(
+        grad_output, self, [&](const Tensor& g, const Tensor& s) {
+          if constexpr (Op::inplace == Inplace::SavesResult) {
+            if (is_result) {
+              return Op::backward_from_result(g, s, p);
+            }
+          }
+          return Op::backward(g, s, p);
+        });
+  }
+  if (autograd::compute_requires_grad({&grad_output, &self})) {
+    auto node = autograd::make_node<ActivationBackwardBackward<Op>>();
+    node->set_next_edges(autograd::collect_next_edges({&grad_output, &self}));
+    autograd::set_history(out, node);
+    node->p = p;
+    node->is_result = is_result;
+    if constexpr (detail::HasDoubleBackward<Op>::value) {
+      node->grad_output_ = autograd::SavedVariable(grad_output, false);
+    }
+    node->self_ = autograd::SavedVariable(self, false);
+    if constexpr (detail::HasBuffer<Op>::value) {
+      node->buffer_ = autograd::SavedVariable(buffer, false);
+    }
+  }
+  return out;
+}
 
 /// The backward node of an activation entry; InplaceNode: the in-place
 /// form's node of an entry with an `inplace_node` of its own (which saves
@@ -159,10 +308,17 @@ struct ActivationBackward final : autograd::FormulaNode {
     }
   }
   void compute(const variable_list& g, variable_list& out) override {
-    if constexpr (FromResult) {
-      out[0] = Op::backward_from_result(g[0], saved_.unpack(self_ptr()), p);
+    Tensor saved = FromResult ? saved_.unpack(self_ptr()) : saved_.unpack();
+    if constexpr (detail::HasBackwardNode<Op>::value) {
+      Tensor buffer;
+      if constexpr (detail::HasBuffer<Op>::value) {
+        buffer = buffer_.unpack();
+      }
+      out[0] = activation_backward<Op>(g[0], saved, p, FromResult, buffer);
+    } else if constexpr (FromResult) {
+      out[0] = Op::backward_from_result(g[0], saved, p);
     } else {
-      out[0] = Op::backward(g[0], saved_.unpack(), p);
+      out[0] = Op::backward(g[0], saved, p);
     }
   }
   void visit_saved(autograd::SavedAttributeVisitor& v) override {
@@ -170,18 +326,7 @@ struct ActivationBackward final : autograd::FormulaNode {
     if constexpr (detail::HasBuffer<Op>::value) {
       v.tensor("_saved_buffer", buffer_);
     }
-    const auto& names = detail::saved_param_names<Op>();
-    for (std::size_t i = 0; i < Op::params.size(); ++i) {
-      const Param& param = Op::params[i];
-      if (!param.saved) {
-        continue;
-      }
-      if (param.kind == ParamKind::Choice) {
-        v.text(names[i].c_str(), detail::choice_name<Op>(p[i]));
-      } else {
-        v.real(names[i].c_str(), p[i]);
-      }
-    }
+    detail::visit_saved_params<Op>(v, p);
   }
   autograd::SavedVariable saved_, buffer_;
   ParamValues p{};

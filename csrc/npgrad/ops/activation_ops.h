@@ -22,6 +22,11 @@ inline Tensor keep_where(const Tensor& mask, const Tensor& x) {
   return where(mask, x, zeros_like(x));
 }
 
+// mask (a bool tensor) as 0/1 in like's dtype: torch's mask.type_as(grad).
+inline Tensor as_dtype_of(const Tensor& mask, const Tensor& like) {
+  return to_dtype(mask, like.dtype());
+}
+
 // t where |x| > lambd, else 0: the shrinks' mask.
 inline Tensor keep_beyond(const Tensor& x, double lambd, const Tensor& t) {
   return keep_where(gt(abs(x), scalar(lambd)), t);
@@ -32,6 +37,7 @@ struct LeakyRelu {
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "LeakyReluBackward0";
   static constexpr const char* inplace_node = "LeakyReluBackward1";
+  static constexpr const char* backward_node = "LeakyReluBackwardBackward0";
   static constexpr Inplace inplace = Inplace::SavesResult;
   static constexpr const char* cpu_kernel = "leaky_relu_cpu";
   static constexpr std::array<Param, 1> params = {{{"negative_slope", 0.01}}};
@@ -58,6 +64,8 @@ struct Elu {
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "EluBackward0";
   static constexpr const char* inplace_node = "EluBackward1";
+  static constexpr const char* backward_node = "EluBackwardBackward0";
+  static constexpr bool backward_is_result_arg = true;
   static constexpr Inplace inplace = Inplace::SavesResult;
   static constexpr const char* cpu_kernel = "elu_cpu";
   static constexpr std::array<Param, 3> params = {
@@ -78,6 +86,24 @@ struct Elu {
     Tensor negative =
         mul(grad, mul(add(result, scalar(p[0] * p[1])), scalar(p[2])));
     return ops::where(gt(result, scalar(0)), mul(grad, scalar(p[1])), negative);
+  }
+  // torch's elu_double_backward: from the result, grad * grad_output *
+  // input_scale where negative; from the input, elu_backward of that
+  // product where negative.
+  static Tensor double_backward(
+      const Tensor& grad,
+      const Tensor& grad_output,
+      const Tensor& self_or_result,
+      const ParamValues& p,
+      bool is_result) {
+    Tensor negative = as_dtype_of(lt(self_or_result, scalar(0)), grad);
+    Tensor scaled = mul(mul(grad, grad_output), scalar(p[2]));
+    if (is_result) {
+      return mul(scaled, negative);
+    }
+    return mul(
+        activation_backward<Elu>(scaled, self_or_result, p, false, Tensor()),
+        negative);
   }
   static Tensor expm1_of(const Tensor& x) { return unary<unary_ops::Expm1>(x); }
   static constexpr OpDoc doc = {
@@ -101,13 +127,17 @@ struct Celu {
   static Tensor forward(const Tensor& x, const ParamValues& p) {
     return Elu::forward(x, {p[0], 1, 1 / p[0]});
   }
+  // torch's celu differentiates through elu_backward: its node is
+  // EluBackwardBackward0 (with input_scale 1 / alpha).
   static Tensor backward(
       const Tensor& grad, const Tensor& self, const ParamValues& p) {
-    return Elu::backward(grad, self, {p[0], 1, 1 / p[0]});
+    return activation_backward<Elu>(
+        grad, self, {p[0], 1, 1 / p[0]}, false, Tensor());
   }
   static Tensor backward_from_result(
       const Tensor& grad, const Tensor& result, const ParamValues& p) {
-    return Elu::backward_from_result(grad, result, {p[0], 1, 1 / p[0]});
+    return activation_backward<Elu>(
+        grad, result, {p[0], 1, 1 / p[0]}, true, Tensor());
   }
   static constexpr OpDoc doc = {
       "``x`` where positive, else ``alpha * (exp(x / alpha) - 1)``",
@@ -119,6 +149,7 @@ struct Gelu {
   static constexpr const char* name = "gelu";
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "GeluBackward0";
+  static constexpr const char* backward_node = "GeluBackwardBackward0";
   static constexpr Inplace inplace = Inplace::None;
   static constexpr const char* cpu_kernel = "GeluKernelImpl";
   static constexpr std::array<Param, 1> params = {
@@ -164,6 +195,32 @@ struct Gelu {
             scalar(M_2_SQRTPI * M_SQRT1_2 * 0.5));
     return mul(grad, add(cdf(self), mul(self, pdf)));
   }
+  // grad * grad_output * gelu''(x): pdf(x) * (2 - x^2) for the exact form;
+  // for tanh's, with t = tanh(u), u = beta * (x + kappa x^3):
+  // (1 - t^2) * (u' + x / 2 * (u'' - 2 t u'^2)).
+  static Tensor double_backward(
+      const Tensor& grad,
+      const Tensor& grad_output,
+      const Tensor& self,
+      const ParamValues& p,
+      bool) {
+    Tensor x2 = mul(self, self);
+    Tensor second;
+    if (p[0] == 1) {
+      Tensor t = tanh_inner(self);
+      Tensor du =
+          mul(add(mul(x2, scalar(3 * kKappa)), scalar(1)), scalar(kBeta));
+      Tensor ddu = mul(self, scalar(6 * kKappa * kBeta));
+      Tensor inner = sub(ddu, mul(mul(t, scalar(2)), mul(du, du)));
+      second =
+          mul(rsub(mul(t, t), 1), add(du, mul(mul(self, scalar(0.5)), inner)));
+    } else {
+      Tensor pdf =
+          mul(exp(mul(x2, scalar(-0.5))), scalar(M_2_SQRTPI * M_SQRT1_2 * 0.5));
+      second = mul(pdf, rsub(x2, 2));
+    }
+    return mul(mul(grad, grad_output), second);
+  }
   static constexpr OpDoc doc = {
       "``x * Phi(x)``, Phi the standard normal distribution's cdf (or its "
       "tanh approximation)",
@@ -197,6 +254,7 @@ struct Softplus {
   static constexpr const char* name = "softplus";
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "SoftplusBackward0";
+  static constexpr const char* backward_node = "SoftplusBackwardBackward0";
   static constexpr Inplace inplace = Inplace::None;
   static constexpr const char* cpu_kernel = "softplus_cpu";
   static constexpr std::array<Param, 2> params = {
@@ -210,6 +268,18 @@ struct Softplus {
       const Tensor& grad, const Tensor& self, const ParamValues& p) {
     Tensor bx = mul(self, scalar(p[0]));
     return ops::where(gt(bx, scalar(p[1])), grad, mul(grad, sigmoid(bx)));
+  }
+  // torch's softplus_double_backward: sigmoid_backward(grad * grad_output,
+  // sigmoid(beta x)) * beta where beta x < threshold.
+  static Tensor double_backward(
+      const Tensor& grad,
+      const Tensor& grad_output,
+      const Tensor& self,
+      const ParamValues& p,
+      bool) {
+    Tensor bx = mul(self, scalar(p[0]));
+    Tensor d = sigmoid_backward(mul(grad, grad_output), sigmoid(bx));
+    return mul(mul(d, as_dtype_of(lt(bx, scalar(p[1])), grad)), scalar(p[0]));
   }
   static constexpr OpDoc doc = {
       "``log(1 + exp(beta * x)) / beta``, ``x`` where ``beta * x > "
@@ -243,6 +313,7 @@ struct Hardtanh {
   static constexpr const char* name = "hardtanh";
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "HardtanhBackward0";
+  static constexpr const char* backward_node = "HardtanhBackwardBackward0";
   static constexpr Inplace inplace = Inplace::SavesSelf;
   static constexpr std::array<Param, 2> params = {
       {{"min_val", -1}, {"max_val", 1}}};
@@ -296,6 +367,7 @@ struct Hardswish {
   static constexpr const char* name = "hardswish";
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "HardswishBackward0";
+  static constexpr const char* backward_node = "HardswishBackwardBackward0";
   static constexpr Inplace inplace = Inplace::SavesSelf;
   static constexpr const char* cpu_kernel = "hardswish_cpu";
   static constexpr std::array<Param, 0> params = {};
@@ -309,6 +381,16 @@ struct Hardswish {
     Tensor upper = ops::where(le(self, scalar(3)), middle, grad);
     return ops::where(lt(self, scalar(-3)), zeros_like(upper), upper);
   }
+  // grad * grad_output / 3 strictly inside (-3, 3), as torch's formula.
+  static Tensor double_backward(
+      const Tensor& grad,
+      const Tensor& grad_output,
+      const Tensor& self,
+      const ParamValues&,
+      bool) {
+    Tensor inside = logical_and(gt(self, scalar(-3)), lt(self, scalar(3)));
+    return keep_where(inside, div(mul(grad, grad_output), scalar(3)));
+  }
   static constexpr OpDoc doc = {
       "``x * relu6(x + 3) / 6``", "[-4.0, 1.0]", "tensor([-0.0000,  0.6667])"};
 };
@@ -319,6 +401,7 @@ struct LogSigmoid {
   static constexpr const char* name = "log_sigmoid";
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "LogSigmoidBackward0";
+  static constexpr const char* backward_node = "LogSigmoidBackwardBackward0";
   static constexpr Inplace inplace = Inplace::None;
   static constexpr const char* cpu_kernel = "log_sigmoid_cpu";
   static constexpr std::array<Param, 0> params = {};
@@ -330,6 +413,17 @@ struct LogSigmoid {
   static Tensor backward(
       const Tensor& grad, const Tensor& self, const ParamValues&) {
     return mul(grad, sigmoid(neg(self)));
+  }
+  // torch's log_sigmoid_double_backward(grad * grad_output, self):
+  // that product * (z - 1) * z, z = sigmoid(self).
+  static Tensor double_backward(
+      const Tensor& grad,
+      const Tensor& grad_output,
+      const Tensor& self,
+      const ParamValues&,
+      bool) {
+    Tensor z = sigmoid(self);
+    return mul(mul(mul(grad, grad_output), sub(z, scalar(1))), z);
   }
   static constexpr OpDoc doc = {
       "``log(sigmoid(x))``", "[-1.0, 1.0]", "tensor([-1.3133, -0.3133])"};
@@ -353,6 +447,7 @@ struct Softshrink {
   static constexpr const char* name = "softshrink";
   static constexpr Where binding = Where::Nn;
   static constexpr const char* node = "SoftshrinkBackward0";
+  static constexpr const char* backward_node = "SoftshrinkBackwardBackward0";
   static constexpr Inplace inplace = Inplace::None;
   static constexpr const char* cpu_kernel = "softshrink_check";
   static constexpr std::array<Param, 1> params = {{{"lambd", 0.5}}};
@@ -381,6 +476,7 @@ struct Hardshrink {
   static constexpr const char* name = "hardshrink";
   static constexpr Where binding = Where::TorchAndMethod;
   static constexpr const char* node = "HardshrinkBackward0";
+  static constexpr const char* backward_node = "HardshrinkBackwardBackward0";
   static constexpr Inplace inplace = Inplace::None;
   static constexpr const char* cpu_kernel = "hardshrink_cpu";
   static constexpr std::array<Param, 1> params = {{{"lambd", 0.5}}};

@@ -2,10 +2,12 @@
 // values are computed with npgrad ops in no-grad mode; the node is recorded
 // after, saving what torch's saves.
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/autograd/nodes/loss_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
@@ -165,6 +167,81 @@ Tensor huber_loss(
   return out;
 }
 
+namespace {
+using autograd::PointwiseLoss;
+
+// The value of a pointwise loss's backward op, without a graph: the loss's
+// slope at self - target times grad_output (its share for a mean); then
+// its node.
+template <PointwiseLoss K>
+Tensor pointwise_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double param) {
+  Reduction r = to_reduction(reduction);
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    Tensor diff = sub(self, target);
+    Tensor slope;
+    if constexpr (K == PointwiseLoss::Mse) {
+      slope = autograd::times(diff, 2);
+    } else if constexpr (K == PointwiseLoss::SmoothL1) {
+      // x / beta inside (-beta, beta), its sign outside
+      slope = param == 0 ? sgn(diff)
+                         : clamp(autograd::times(diff, 1 / param), -1, 1);
+    } else {
+      slope = clamp(diff, -param, param);
+    }
+    Tensor share =
+        r == Reduction::Mean
+            ? div(grad_output, number(static_cast<double>(diff.numel())))
+            : grad_output;
+    out = mul(slope, share);
+  }
+  if (auto node = record<autograd::LossBackwardBackward<K>>(
+          out, {&grad_output, &self, &target})) {
+    node->reduction = r;
+    node->param = param;
+    node->grad_output_ = SavedVariable(grad_output, false);
+    node->self_ = SavedVariable(self, false);
+    node->target_ = SavedVariable(target, false);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor mse_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction) {
+  return pointwise_loss_backward<PointwiseLoss::Mse>(
+      grad_output, self, target, reduction, 0);
+}
+
+Tensor smooth_l1_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double beta) {
+  return pointwise_loss_backward<PointwiseLoss::SmoothL1>(
+      grad_output, self, target, reduction, beta);
+}
+
+Tensor huber_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    int64_t reduction,
+    double delta) {
+  return pointwise_loss_backward<PointwiseLoss::Huber>(
+      grad_output, self, target, reduction, delta);
+}
+
 Tensor soft_margin_loss(
     const Tensor& input, const Tensor& target, int64_t reduction) {
   Reduction r = to_reduction(reduction);
@@ -219,6 +296,38 @@ Tensor binary_cross_entropy(
           out, {&input, &target})) {
     node->reduction = r;
     node->self_ = SavedVariable(input, false);
+    node->target_ = SavedVariable(target, false);
+    node->weight_ = saved_if_defined(weight);
+  }
+  return out;
+}
+
+Tensor binary_cross_entropy_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction) {
+  Reduction r = to_reduction(reduction);
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    Tensor grad =
+        r == Reduction::Mean
+            ? div(grad_output, number(static_cast<double>(self.numel())))
+            : grad_output;
+    if (weight.defined()) {
+      grad = mul(grad, weight);
+    }
+    // (x - t) / max(x (1 - x), 1e-12), torch's EPSILON
+    Tensor denom = clamp(mul(rsub(self, 1.0), self), 1e-12, std::nullopt);
+    out = mul(grad, div(sub(self, target), denom));
+  }
+  if (auto node = record<autograd::BinaryCrossEntropyBackwardBackward0>(
+          out, {&grad_output, &self, &target})) {
+    node->reduction = r;
+    node->grad_output_ = SavedVariable(grad_output, false);
+    node->self_ = SavedVariable(self, false);
     node->target_ = SavedVariable(target, false);
     node->weight_ = saved_if_defined(weight);
   }
@@ -417,11 +526,82 @@ Tensor nll_impl(
     node->target_ = SavedVariable(target, false);
     node->total_weight_ = SavedVariable(total_weight, false);
     node->weight_ = saved_if_defined(weight);
+    node->two_d = std::is_same_v<NodeT, autograd::NllLoss2DBackward0>;
+  }
+  return out;
+}
+
+template <typename NodeT>
+Tensor nll_backward_impl(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    const Tensor& total_weight) {
+  Reduction r = to_reduction(reduction);
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    auto [safe, weights] =
+        nll_target_weights(target, weight, ignore_index, self.dtype());
+    Tensor grad = grad_output;
+    if (r == Reduction::Mean) {
+      grad = div(grad, total_weight);
+    }
+    // -weight[t] * grad at each target's class, zero elsewhere (and for an
+    // ignored target, even when the total weight is 0)
+    Tensor ignored = eq(
+        target,
+        wrapped_scalar(static_cast<double>(ignore_index), ScalarType::Int64));
+    Tensor values = masked_fill(mul(neg(weights), grad), ignored, number(0));
+    int64_t class_dim = self.dim() == 1 ? 0 : 1;
+    // written into the fresh zeros (no graph: scatter need not copy them)
+    out = scatter(
+        zeros_like(self),
+        class_dim,
+        unsqueeze(safe, class_dim),
+        unsqueeze(values, class_dim),
+        true);
+  }
+  if (auto node = record<NodeT>(out, {&grad_output, &self})) {
+    node->reduction = r;
+    node->ignore_index = ignore_index;
+    node->target_ = SavedVariable(target, false);
+    node->weight_ = saved_if_defined(weight);
   }
   return out;
 }
 
 }  // namespace
+
+Tensor nll_loss_backward(
+    const Tensor& grad_output,
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t reduction,
+    int64_t ignore_index,
+    const Tensor& total_weight,
+    bool two_d) {
+  return two_d ? nll_backward_impl<autograd::NllLoss2DBackwardBackward0>(
+                     grad_output,
+                     self,
+                     target,
+                     weight,
+                     reduction,
+                     ignore_index,
+                     total_weight)
+               : nll_backward_impl<autograd::NllLossBackwardBackward0>(
+                     grad_output,
+                     self,
+                     target,
+                     weight,
+                     reduction,
+                     ignore_index,
+                     total_weight);
+}
 
 Tensor nll_loss(
     const Tensor& input,

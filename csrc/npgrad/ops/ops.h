@@ -138,6 +138,20 @@ std::pair<Tensor, Tensor> max(
     const Tensor& a, int64_t dim, bool keepdim, bool is_max = true);
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
+/// torch's _softmax_backward_data / _log_softmax_backward_data: softmax's
+/// and log_softmax's gradients from their output, ops of their own
+/// (SoftmaxBackwardDataBackward0, ...) so that a double backward records
+/// torch's nodes. The result has input_dtype.
+Tensor _softmax_backward_data(
+    const Tensor& grad_output,
+    const Tensor& output,
+    int64_t dim,
+    ScalarType input_dtype);
+Tensor _log_softmax_backward_data(
+    const Tensor& grad_output,
+    const Tensor& output,
+    int64_t dim,
+    ScalarType input_dtype);
 /// amax/amin over dims, all when empty (AmaxBackward0 / AminBackward0).
 Tensor amax(
     const Tensor& a, std::vector<int64_t> dims, bool keepdim, bool is_max);

@@ -5,7 +5,9 @@
 #include <sstream>
 #include <string>
 
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
@@ -158,6 +160,90 @@ Tensor softmax(const Tensor& a, int64_t dim) {
 
 Tensor log_softmax(const Tensor& a, int64_t dim) {
   return softmax_impl<LogSoftmaxBackward0>(a, dim, true);
+}
+
+namespace {
+// grad - exp(r) * sum(grad, dim): the same NumPy passes as the ops, written
+// into one new buffer instead of three (at cross_entropy's sizes the fresh
+// buffers cost as much as the passes).
+Tensor log_softmax_grad_in_place(
+    const Tensor& grad, const Tensor& r, int64_t dim) {
+  static const kernels::UnaryUfunc& exp_ = kernels::unary_ufunc("exp");
+  ScalarType dtype = r.dtype();
+  Tensor out = kernels::unary(exp_, r, dtype);
+  Tensor total =
+      kernels::sum(grad, {maybe_wrap_dim(dim, r.dim())}, true, dtype);
+  kernels::binary_out(kernels::Binary::Mul, out, total, out);
+  kernels::binary_out(kernels::Binary::Sub, grad, out, out);
+  return out;
+}
+
+// The value of a softmax backward op, in no-grad mode (a reduced float
+// through float32, rounded once: torch's kernel, Note [Fused backward
+// formulas round a reduced float once]; cast to input_dtype when that
+// differs, as torch's half_to_float path), then its node.
+template <typename NodeT, typename Formula>
+Tensor softmax_backward_data(
+    const Tensor& grad_output,
+    const Tensor& output,
+    int64_t dim,
+    ScalarType input_dtype,
+    Formula&& formula) {
+  Tensor out;
+  {
+    AutoGradMode no_grad(false);
+    out = round_reduced_float_once(grad_output, output, formula);
+  }
+  if (out.dtype() != input_dtype) {
+    out = kernels::cast(out, input_dtype);
+  }
+  if (compute_requires_grad({&grad_output, &output})) {
+    auto node = make_node<NodeT>();
+    node->set_next_edges(collect_next_edges({&grad_output, &output}));
+    set_history(out, node);
+    node->dim = dim;
+    node->input_dtype = input_dtype;
+    node->grad_output_ = SavedVariable(grad_output, false);
+    node->output_ = SavedVariable(output, false);
+  }
+  return out;
+}
+}  // namespace
+
+Tensor _softmax_backward_data(
+    const Tensor& grad_output,
+    const Tensor& output,
+    int64_t dim,
+    ScalarType input_dtype) {
+  return softmax_backward_data<SoftmaxBackwardDataBackward0>(
+      grad_output,
+      output,
+      dim,
+      input_dtype,
+      [&](const Tensor& grad, const Tensor& r) {
+        return mul(sub(grad, sum(mul(grad, r), {dim}, true)), r);
+      });
+}
+
+Tensor _log_softmax_backward_data(
+    const Tensor& grad_output,
+    const Tensor& output,
+    int64_t dim,
+    ScalarType input_dtype) {
+  return softmax_backward_data<LogSoftmaxBackwardDataBackward0>(
+      grad_output,
+      output,
+      dim,
+      input_dtype,
+      [&](const Tensor& grad, const Tensor& r) {
+        ScalarType dt = r.dtype();
+        if (r.dim() > 0 && grad.dtype() == dt &&
+            (dt == ScalarType::Float32 || dt == ScalarType::Float64) &&
+            grad.sizes() == r.sizes()) {
+          return log_softmax_grad_in_place(grad, r, dim);
+        }
+        return sub(grad, mul(exp(r), sum(grad, {dim}, true)));
+      });
 }
 
 namespace {

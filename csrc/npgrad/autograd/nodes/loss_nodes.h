@@ -4,6 +4,8 @@
 // with_logits form, nll_loss and nll_loss2d), with torch's names and saved
 // attributes. `_saved_reduction` is torch's enum: 0 none, 1 mean, 2 sum.
 
+#include <string>
+
 #include "npgrad/autograd/nodes/basic_nodes.h"
 
 namespace npgrad::autograd {
@@ -24,6 +26,44 @@ struct PointwiseLossNode : FormulaNode {
   SavedVariable self_, target_;
   Reduction reduction = Reduction::Mean;
 };
+
+/// The losses whose gradient is an op of its own in torch
+/// (mse_loss_backward, smooth_l1_loss_backward, huber_loss_backward).
+enum class PointwiseLoss { Mse, SmoothL1, Huber };
+
+/// The node of such a backward op (MseLossBackwardBackward0, ...), inputs
+/// grad_output, self, target; `param` is smooth_l1's beta or huber's delta.
+template <PointwiseLoss K>
+struct LossBackwardBackward final : FormulaNode {
+  std::string name() const override {
+    if constexpr (K == PointwiseLoss::Mse) {
+      return "MseLossBackwardBackward0";
+    } else if constexpr (K == PointwiseLoss::SmoothL1) {
+      return "SmoothL1LossBackwardBackward0";
+    } else {
+      return "HuberLossBackwardBackward0";
+    }
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    if constexpr (K == PointwiseLoss::SmoothL1) {
+      v.real("_saved_beta", param);
+    } else if constexpr (K == PointwiseLoss::Huber) {
+      v.real("_saved_delta", param);
+    }
+    v.tensor("_saved_grad_output", grad_output_);
+    v.integer("_saved_reduction", static_cast<int64_t>(reduction));
+    v.tensor("_saved_self", self_);
+    v.tensor("_saved_target", target_);
+  }
+  SavedVariable grad_output_, self_, target_;
+  Reduction reduction = Reduction::Mean;
+  double param = 0;
+};
+using MseLossBackwardBackward0 = LossBackwardBackward<PointwiseLoss::Mse>;
+using SmoothL1LossBackwardBackward0 =
+    LossBackwardBackward<PointwiseLoss::SmoothL1>;
+using HuberLossBackwardBackward0 = LossBackwardBackward<PointwiseLoss::Huber>;
 
 struct MseLossBackward0 final : PointwiseLossNode {
   NPGRAD_NODE_NAME(MseLossBackward0)
@@ -67,6 +107,22 @@ struct BinaryCrossEntropyBackward0 final : PointwiseLossNode {
   SavedVariable weight_;
 };
 
+/// binary_cross_entropy_backward's node, inputs grad_output, self, target
+/// (`weight` gets no gradient).
+struct BinaryCrossEntropyBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(BinaryCrossEntropyBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_grad_output", grad_output_);
+    v.integer("_saved_reduction", static_cast<int64_t>(reduction));
+    v.tensor("_saved_self", self_);
+    v.tensor("_saved_target", target_);
+    v.tensor("_saved_weight", weight_);
+  }
+  SavedVariable grad_output_, self_, target_, weight_;
+  Reduction reduction = Reduction::Mean;
+};
+
 struct BinaryCrossEntropyWithLogitsBackward0 final : PointwiseLossNode {
   NPGRAD_NODE_NAME(BinaryCrossEntropyWithLogitsBackward0)
   void compute(const variable_list& g, variable_list& out) override;
@@ -93,6 +149,7 @@ struct NllLossBackwardBase : FormulaNode {
   SavedVariable self_, target_, weight_, total_weight_;
   int64_t ignore_index = -100;
   Reduction reduction = Reduction::Mean;
+  bool two_d = false;  // nll_loss2d's node
 };
 
 struct NllLossBackward0 final : NllLossBackwardBase {
@@ -102,5 +159,27 @@ struct NllLossBackward0 final : NllLossBackwardBase {
 struct NllLoss2DBackward0 final : NllLossBackwardBase {
   NPGRAD_NODE_NAME(NllLoss2DBackward0)
 };
+
+/// The node of nll_loss_backward / nll_loss2d_backward (TwoD), inputs
+/// grad_output and self: its derivative in grad_output is nll_loss of the
+/// incoming gradient (the backward is linear there), zero in self.
+template <bool TwoD>
+struct NllLossBackwardBackward final : FormulaNode {
+  std::string name() const override {
+    return TwoD ? "NllLoss2DBackwardBackward0" : "NllLossBackwardBackward0";
+  }
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_ignore_index", ignore_index);
+    v.integer("_saved_reduction", static_cast<int64_t>(reduction));
+    v.tensor("_saved_target", target_);
+    v.tensor("_saved_weight", weight_);
+  }
+  SavedVariable target_, weight_;
+  int64_t ignore_index = -100;
+  Reduction reduction = Reduction::Mean;
+};
+using NllLossBackwardBackward0 = NllLossBackwardBackward<false>;
+using NllLoss2DBackwardBackward0 = NllLossBackwardBackward<true>;
 
 }  // namespace npgrad::autograd

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
-#include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 
@@ -135,44 +134,52 @@ void ProdBackward1::compute(const variable_list& g, variable_list& out) {
 }
 
 void SoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = round_reduced_float_once(
-      g[0],
-      result_.unpack(self_ptr()),
-      [&](const Tensor& grad, const Tensor& r) {
-        return mul(sub(grad, sum(mul(grad, r), {dim}, true)), r);
-      });
+  Tensor result = result_.unpack(self_ptr());
+  out[0] = _softmax_backward_data(g[0], result, dim, result.dtype());
 }
-
-namespace {
-// grad - exp(r) * sum(grad, dim) without a graph: the same NumPy passes as
-// the ops below, written into one new buffer instead of three (at
-// cross_entropy's sizes the fresh buffers cost as much as the passes).
-Tensor log_softmax_grad_in_place(
-    const Tensor& grad, const Tensor& r, int64_t dim) {
-  static const kernels::UnaryUfunc& exp_ = kernels::unary_ufunc("exp");
-  ScalarType dtype = r.dtype();
-  Tensor out = kernels::unary(exp_, r, dtype);
-  Tensor total =
-      kernels::sum(grad, {maybe_wrap_dim(dim, r.dim())}, true, dtype);
-  kernels::binary_out(kernels::Binary::Mul, out, total, out);
-  kernels::binary_out(kernels::Binary::Sub, grad, out, out);
-  return out;
-}
-}  // namespace
 
 void LogSoftmaxBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = round_reduced_float_once(
-      g[0],
-      result_.unpack(self_ptr()),
-      [&](const Tensor& grad, const Tensor& r) {
-        ScalarType dt = r.dtype();
-        if (!GradMode::is_enabled() && r.dim() > 0 && grad.dtype() == dt &&
-            (dt == ScalarType::Float32 || dt == ScalarType::Float64) &&
-            grad.sizes() == r.sizes()) {
-          return log_softmax_grad_in_place(grad, r, dim);
-        }
-        return sub(grad, mul(exp(r), sum(grad, {dim}, true)));
-      });
+  Tensor result = result_.unpack(self_ptr());
+  out[0] = _log_softmax_backward_data(g[0], result, dim, result.dtype());
+}
+
+// torch's derivatives of _softmax_backward_data(grad_output, output):
+// itself in grad_output (it is linear there); in output,
+// grad_output * grad - sum(output * grad_output) * grad
+//                    - grad_output * sum(output * grad).
+void SoftmaxBackwardDataBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  Tensor grad_output = grad_output_.unpack();
+  Tensor output = output_.unpack();
+  Tensor grad = to_dtype(g[0], output.dtype());
+  if (task_should_compute_output(0)) {
+    out[0] = _softmax_backward_data(grad, output, dim, input_dtype);
+  }
+  if (task_should_compute_output(1)) {
+    Tensor d =
+        sub(sub(mul(grad_output, grad),
+                mul(sum(mul(output, grad_output), {dim}, true), grad)),
+            mul(grad_output, sum(mul(output, grad), {dim}, true)));
+    out[1] = to_dtype(d, output.dtype());
+  }
+}
+
+// _log_softmax_backward_data(grad_output, output) is
+// grad_output - exp(output) * sum(grad_output): in grad_output its transpose
+// grad - sum(grad * exp(output)); in output -sum(grad_output) * exp(output)
+// * grad (torch's formulas).
+void LogSoftmaxBackwardDataBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  Tensor grad_output = grad_output_.unpack();
+  Tensor output = output_.unpack();
+  Tensor grad = to_dtype(g[0], output.dtype());
+  if (task_should_compute_output(0)) {
+    out[0] = sub(grad, sum(mul(grad, exp(output)), {dim}, true));
+  }
+  if (task_should_compute_output(1)) {
+    Tensor d = mul(mul(neg(sum(grad_output, {dim}, true)), exp(output)), grad);
+    out[1] = to_dtype(d, output.dtype());
+  }
 }
 
 void VectorNormBackward::compute(const variable_list& g, variable_list& out) {

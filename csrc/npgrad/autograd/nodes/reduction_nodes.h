@@ -142,6 +142,31 @@ struct LogSoftmaxBackward0 final : SoftmaxBackward0Base {
   void compute(const variable_list& g, variable_list& out) override;
 };
 
+/// The nodes of _softmax_backward_data and _log_softmax_backward_data
+/// (softmax's and log_softmax's gradients as ops of their own, as torch's):
+/// what a double backward through softmax records. input_dtype is an
+/// argument torch's node keeps but does not show.
+struct SoftmaxBackwardDataBase : FormulaNode {
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.integer("_saved_dim", dim);
+    v.tensor("_saved_grad_output", grad_output_);
+    v.tensor("_saved_output", output_);
+  }
+  int64_t dim = 0;
+  ScalarType input_dtype = ScalarType::Float32;
+  SavedVariable grad_output_, output_;
+};
+
+struct SoftmaxBackwardDataBackward0 final : SoftmaxBackwardDataBase {
+  NPGRAD_NODE_NAME(SoftmaxBackwardDataBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
+struct LogSoftmaxBackwardDataBackward0 final : SoftmaxBackwardDataBase {
+  NPGRAD_NODE_NAME(LogSoftmaxBackwardDataBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+};
+
 /// The p-norm over dims: linalg.vector_norm (and torch.norm, which calls it)
 /// saves p as `_saved_ord`, ATen's norm (pairwise_distance) as `_saved_p`.
 /// `dim` is None when not given (all dims); `ord` shows as an int or a float,

@@ -1,0 +1,318 @@
+"""Under ``create_graph=True`` a backward formula that torch runs as an op of its own
+(``_softmax_backward_data``, ``gelu_backward``, ...) is recorded as that op's node
+(``SoftmaxBackwardDataBackward0``, ``GeluBackwardBackward0``, ...), with torch's saved
+attributes and edges, and its own derivatives carry the third order: checked against
+torch and, through gradgradcheck of the first gradient, against finite differences."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from oracle import assert_close, from_np, is_tensor, run_both, to_np
+
+X = np.array([[0.3, -1.2, 2.0, -3.5], [0.0, 0.7, -0.4, 3.2]])
+# For finite differences: X moved off the kinks (0 for elu and leaky_relu).
+X_SMOOTH = X + 0.05
+
+
+def _first_grad(lib: Any, fn: Callable[[Any, Any], Any], x: Any) -> Any:
+    """x's gradient of ``(y * y).sum()``: the gradient reaching y's node requires grad
+    (it has its own graph), so both inputs of the backward op's node are edges."""
+    y = fn(lib, x)
+    return lib.autograd.grad((y * y).sum(), x, create_graph=True)[0]
+
+
+def _facts(lib: Any, fn: Callable[[Any, Any], Any]) -> dict[str, Any]:
+    x = from_np(lib, X, requires_grad=True)
+    g = _first_grad(lib, fn, x)
+    node = g.grad_fn
+    saved = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            value = getattr(node, name)
+            saved[name] = to_np(value) if is_tensor(value) else value
+    (gg,) = lib.autograd.grad(g.sum(), x, create_graph=True)
+    (ggg,) = lib.autograd.grad((gg * gg).sum(), x)
+    return {
+        "node": node.name(),
+        "saved": saved,
+        "next": [None if fn is None else fn.name() for fn, _ in node.next_functions],
+        "values": [to_np(g), to_np(gg), to_np(ggg)],
+    }
+
+
+def _check_against_torch(fn: Callable[[Any, Any], Any], node: str) -> None:
+    got, expected = run_both(lambda lib: _facts(lib, fn))
+    assert got["node"] == expected["node"] == node
+    assert got["next"] == expected["next"]
+    assert sorted(got["saved"]) == sorted(expected["saved"])
+    for name, value in expected["saved"].items():
+        if isinstance(value, np.ndarray):
+            assert_close(got["saved"][name], value, rtol=1e-12, atol=1e-12)
+        else:
+            # == only: npgrad shows an integral float parameter as an int (1 for
+            # torch's 1.0), as its first-order nodes do
+            assert got["saved"][name] == value, name
+    for g, e in zip(got["values"], expected["values"]):
+        assert_close(g, e, rtol=1e-10, atol=1e-12)
+
+
+def _check_third_order(lib: Any, fn: Callable[[Any, Any], Any]) -> None:
+    """gradgradcheck of x -> the first gradient: the backward op's node's derivatives
+    (its double backward) against float64 finite differences."""
+    x = from_np(lib, X_SMOOTH, requires_grad=True)
+    assert lib.autograd.gradgradcheck(lambda t: _first_grad(lib, fn, t), (x,))
+
+
+def _softmax(lib: Any, x: Any) -> Any:
+    return lib.nn.functional.softmax(x, dim=1)
+
+
+def _log_softmax(lib: Any, x: Any) -> Any:
+    return lib.nn.functional.log_softmax(x, dim=-1)
+
+
+SOFTMAX_CASES = [
+    pytest.param(_softmax, "SoftmaxBackwardDataBackward0", id="softmax"),
+    pytest.param(_log_softmax, "LogSoftmaxBackwardDataBackward0", id="log_softmax"),
+]
+
+
+@pytest.mark.parametrize(("fn", "node"), SOFTMAX_CASES)
+def test_softmax_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    _check_against_torch(fn, node)
+
+
+@pytest.mark.parametrize(("fn", "node"), SOFTMAX_CASES)
+def test_softmax_third_order_matches_finite_differences(ng: Any, fn: Any, node: str) -> None:
+    _check_third_order(ng, fn)
+
+
+def test_cross_entropy_double_backward_records_log_softmax_node(ng: Any) -> None:
+    """cross_entropy's gradient under create_graph goes through log_softmax's op."""
+    logits = from_np(ng, X, requires_grad=True)
+    loss = ng.nn.functional.cross_entropy(logits, ng.tensor([2, 0]))
+    (g,) = ng.autograd.grad(loss, logits, create_graph=True)
+    assert g.grad_fn.name() == "LogSoftmaxBackwardDataBackward0"
+    (gg,) = ng.autograd.grad((g * g).sum(), logits)
+    p = np.exp(X) / np.exp(X).sum(1, keepdims=True)
+    onehot = np.eye(4)[[2, 0]]
+    d = (p - onehot) / 2  # the first gradient, by hand
+    # d/dx of sum(d^2) = J^T (2 d), J the softmax Jacobian / 2 per row
+    expected = (2 * d * p - p * (2 * d * p).sum(1, keepdims=True)) / 2
+    assert_close(gg, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_softmax_backward_op_rounds_a_reduced_float_once(ng: Any, torch_ref: Any, dtype: str) -> None:
+    """Under create_graph too, the fused op computes in float32 and rounds once, as
+    torch's kernel: the first gradient has torch's bits."""
+
+    def run(lib: Any) -> list[np.ndarray]:
+        x = from_np(lib, X, requires_grad=True)
+        out = []
+        for fn in (_softmax, _log_softmax):
+            y = fn(lib, x.to(getattr(lib, dtype)))
+            w = from_np(lib, np.linspace(-1, 1, 8).reshape(2, 4)).to(getattr(lib, dtype))
+            (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
+            out.append(to_np(g))
+        return out
+
+    for got, expected in zip(run(ng), run(torch_ref)):
+        np.testing.assert_array_equal(got, expected)
+
+
+def _act(name: str, *args: Any, **kwargs: Any) -> Callable[[Any, Any], Any]:
+    return lambda lib, x: getattr(lib.nn.functional, name)(x, *args, **kwargs)
+
+
+def _inplace(name: str, *args: Any) -> Callable[[Any, Any], Any]:
+    """The in-place form on a clone: its node saves the result."""
+    return lambda lib, x: getattr(lib.nn.functional, name)(x.clone(), *args, inplace=True)
+
+
+# (forward, the first gradient's node): torch's backward ops of the activations
+ACTIVATION_CASES = [
+    pytest.param(_act("gelu"), "GeluBackwardBackward0", id="gelu"),
+    pytest.param(_act("gelu", approximate="tanh"), "GeluBackwardBackward0", id="gelu_tanh"),
+    pytest.param(_act("elu", 0.7), "EluBackwardBackward0", id="elu"),
+    pytest.param(_inplace("elu", 0.7), "EluBackwardBackward0", id="elu_"),
+    pytest.param(_act("selu"), "EluBackwardBackward0", id="selu"),
+    pytest.param(_act("celu", 2.0), "EluBackwardBackward0", id="celu"),
+    pytest.param(_inplace("celu", 2.0), "EluBackwardBackward0", id="celu_"),
+    pytest.param(_act("leaky_relu", 0.2), "LeakyReluBackwardBackward0", id="leaky_relu"),
+    pytest.param(_inplace("leaky_relu", 0.2), "LeakyReluBackwardBackward0", id="leaky_relu_"),
+    pytest.param(_act("hardtanh", -0.5, 1.5), "HardtanhBackwardBackward0", id="hardtanh"),
+    pytest.param(_act("relu6"), "HardtanhBackwardBackward0", id="relu6"),
+    pytest.param(_act("hardswish"), "HardswishBackwardBackward0", id="hardswish"),
+    pytest.param(_act("softplus", 2.0, 3.0), "SoftplusBackwardBackward0", id="softplus"),
+    pytest.param(_act("logsigmoid"), "LogSigmoidBackwardBackward0", id="logsigmoid"),
+    pytest.param(_act("softshrink", 0.5), "SoftshrinkBackwardBackward0", id="softshrink"),
+    pytest.param(_act("hardshrink", 0.5), "HardshrinkBackwardBackward0", id="hardshrink"),
+]
+
+
+@pytest.mark.parametrize(("fn", "node"), ACTIVATION_CASES)
+def test_activation_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    _check_against_torch(fn, node)
+
+
+@pytest.mark.parametrize(
+    ("fn", "node"),
+    [
+        c
+        for c in ACTIVATION_CASES
+        if c.id in ("gelu", "gelu_tanh", "elu", "elu_", "softplus", "hardswish", "logsigmoid", "leaky_relu_")
+    ],
+)
+def test_activation_third_order_matches_finite_differences(ng: Any, fn: Any, node: str) -> None:
+    _check_third_order(ng, fn)
+
+
+P = np.array([[0.2, 0.5, 0.9], [0.4, 0.1, 0.7]])
+T = np.array([[0.3, 0.65, 0.1], [0.2, 0.5, 1.45]])
+
+
+def _loss(name: str, **kwargs: Any) -> Callable[[Any, Any, Any], Any]:
+    return lambda lib, p, t: getattr(lib.nn.functional, name)(p, t, **kwargs)
+
+
+def _bce(**kwargs: Any) -> Callable[[Any, Any, Any], Any]:
+    """binary_cross_entropy with T / 2 as the target (in [0, 1]); torch's gradient in
+    the target is a composite (binary_cross_entropy_target_backward), not compared."""
+    return lambda lib, p, t: lib.nn.functional.binary_cross_entropy(p, t / 2, **kwargs)
+
+
+LOSS_CASES = [
+    pytest.param(_loss("mse_loss"), "MseLossBackwardBackward0", id="mse_mean"),
+    pytest.param(_loss("mse_loss", reduction="none"), "MseLossBackwardBackward0", id="mse_none"),
+    pytest.param(_loss("smooth_l1_loss", beta=0.5), "SmoothL1LossBackwardBackward0", id="smooth_l1_mean"),
+    pytest.param(
+        # beta = 0 through the native op (F.smooth_l1_loss calls l1_loss's composite)
+        lambda lib, p, t: lib._C._nn.smooth_l1_loss(p, t, 2, 0.0),
+        "SmoothL1LossBackwardBackward0",
+        id="smooth_l1_beta0",
+    ),
+    pytest.param(_loss("huber_loss", delta=0.5, reduction="sum"), "HuberLossBackwardBackward0", id="huber_sum"),
+    pytest.param(_loss("huber_loss", delta=0.5, reduction="none"), "HuberLossBackwardBackward0", id="huber_none"),
+    pytest.param(_bce(), "BinaryCrossEntropyBackwardBackward0", id="bce_mean"),
+    pytest.param(
+        lambda lib, p, t: lib.nn.functional.binary_cross_entropy(
+            p, t / 2, weight=from_np(lib, np.array([0.5, 1.0, 2.0])), reduction="sum"
+        ),
+        "BinaryCrossEntropyBackwardBackward0",
+        id="bce_weight_sum",
+    ),
+    pytest.param(_bce(reduction="none"), "BinaryCrossEntropyBackwardBackward0", id="bce_none"),
+]
+
+
+def _loss_grads(lib: Any, fn: Any, p: Any, t: Any) -> tuple[Any, Any]:
+    y = fn(lib, p, t)
+    return lib.autograd.grad((y * y).sum(), (p, t), create_graph=True)
+
+
+def _loss_facts(lib: Any, fn: Any) -> dict[str, Any]:
+    p = from_np(lib, P, requires_grad=True)
+    t = from_np(lib, T, requires_grad=True)
+    grads = _loss_grads(lib, fn, p, t)
+    facts: dict[str, Any] = {"values": [to_np(g) for g in grads]}
+    for which, g in zip("pt", grads):
+        node = g.grad_fn
+        if which == "t" and node.name() == "DivBackward0":  # bce's target t / 2
+            continue
+        facts[which] = {
+            "node": node.name(),
+            "next": [None if f is None else f.name() for f, _ in node.next_functions],
+            "saved": {
+                name: to_np(getattr(node, name)) if is_tensor(getattr(node, name)) else getattr(node, name)
+                for name in dir(node)
+                if name.startswith("_saved_")
+            },
+            # the target's node is the backward op with self and target swapped
+            "self_is_target": node._saved_self is t,
+        }
+    second = lib.autograd.grad(grads[0].sum() + (grads[1] * grads[1]).sum(), (p, t), create_graph=True)
+    third = lib.autograd.grad(sum((s * s).sum() for s in second), (p, t))
+    facts["values"] += [to_np(s) for s in second] + [to_np(s) for s in third]
+    return facts
+
+
+@pytest.mark.parametrize(("fn", "node"), LOSS_CASES)
+def test_loss_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    got, expected = run_both(lambda lib: _loss_facts(lib, fn))
+    assert ("t" in got) == ("t" in expected)
+    for which in [w for w in "pt" if w in expected]:
+        g, e = got[which], expected[which]
+        assert g["node"] == e["node"] == node
+        assert g["next"] == e["next"]
+        assert g["self_is_target"] == e["self_is_target"] == (which == "t")
+        assert sorted(g["saved"]) == sorted(e["saved"])
+        for name, value in e["saved"].items():
+            if isinstance(value, np.ndarray):
+                assert_close(g["saved"][name], value, rtol=1e-12, atol=1e-12)
+            else:
+                assert g["saved"][name] == value, name
+    for g, e in zip(got["values"], expected["values"]):
+        assert_close(g, e, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("fn", "node"), [c for c in LOSS_CASES if c.id in ("mse_mean", "smooth_l1_mean", "huber_none", "bce_weight_sum")]
+)
+def test_loss_third_order_matches_finite_differences(ng: Any, fn: Any, node: str) -> None:
+    p = from_np(ng, P, requires_grad=True)
+    t = from_np(ng, T, requires_grad=True)
+    assert ng.autograd.gradgradcheck(lambda a, b: _loss_grads(ng, fn, a, b), (p, t))
+
+
+def _nll(**kwargs: Any) -> Callable[[Any, Any], Any]:
+    """nll_loss of X as log-probabilities (any values will do), targets 2 and 0."""
+
+    def fn(lib: Any, x: Any) -> Any:
+        if "weight" in kwargs:
+            kwargs["weight"] = from_np(lib, np.array([0.5, 1.0, 2.0, 1.5]))
+        return lib.nn.functional.nll_loss(x, lib.tensor([2, 0]), **kwargs)
+
+    return fn
+
+
+NLL_CASES = [
+    pytest.param(_nll(), "NllLossBackwardBackward0", id="nll_mean"),
+    pytest.param(_nll(weight=True, reduction="sum"), "NllLossBackwardBackward0", id="nll_weight_sum"),
+    pytest.param(_nll(reduction="none", ignore_index=0), "NllLossBackwardBackward0", id="nll_none_ignore"),
+]
+
+
+@pytest.mark.parametrize(("fn", "node"), NLL_CASES)
+def test_nll_double_backward_records_torch_node(ng: Any, fn: Any, node: str) -> None:
+    _check_against_torch(fn, node)
+
+
+def test_nll_third_order_matches_finite_differences(ng: Any) -> None:
+    _check_third_order(ng, _nll(weight=True))
+
+
+def test_nll2d_double_backward_records_torch_node(ng: Any) -> None:
+    """A 4-D input: nll_loss2d's backward op, NllLoss2DBackwardBackward0."""
+    data = np.random.default_rng(3).uniform(-1, 1, (2, 3, 2, 2))
+    target = np.array([[[0, 2], [1, 1]], [[2, 0], [0, 1]]])
+
+    def run(lib: Any) -> list[Any]:
+        x = from_np(lib, data, requires_grad=True)
+        y = lib.nn.functional.nll_loss(x, from_np(lib, target))
+        (g,) = lib.autograd.grad(y * y, x, create_graph=True)
+        node = g.grad_fn
+        facts = [node.name(), node._saved_reduction, node._saved_ignore_index, to_np(node._saved_target)]
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        return [*facts, to_np(g), to_np(gg)]
+
+    got, expected = run_both(run)
+    assert got[:3] == expected[:3]
+    assert got[0] == "NllLoss2DBackwardBackward0"
+    for g, e in zip(got[3:], expected[3:]):
+        assert_close(g, e, rtol=1e-12, atol=1e-12)
