@@ -118,12 +118,17 @@ void BinaryCrossEntropyWithLogitsBackward0::compute(
 void NllLossBackwardBase::compute(const variable_list& g, variable_list& out) {
   Tensor self = self_.unpack();
   Tensor target = target_.unpack();
-  auto [safe, weights] =
-      nll_target_weights(target, weight_.unpack(), ignore_index, self.dtype());
+  Tensor weight = weight_.unpack();
   Tensor grad = g[0];
   if (reduction == Reduction::Mean) {
     grad = div(grad, total_weight_.unpack());
   }
+  if (!GradMode::is_enabled() &&
+      nll_grad_by_loop(self, target, weight, ignore_index, grad, &out[0])) {
+    return;
+  }
+  auto [safe, weights] =
+      nll_target_weights(target, weight, ignore_index, self.dtype());
   // -weight[t] * grad at each target's class, zero elsewhere (and for an
   // ignored target, even when the total weight is 0)
   Tensor ignored =
