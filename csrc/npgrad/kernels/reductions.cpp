@@ -232,6 +232,19 @@ bool has_nan(const Tensor& t) {
   if (!is_floating(t.dtype())) {
     return false;
   }
+  if (t.is_contiguous() &&
+      (t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64)) {
+    // A plain scan: np.any is a Python function, microseconds a call.
+    bool found = false;
+    dispatch_floating(t.dtype(), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* p = static_cast<const T*>(t.data_ptr());
+      for (int64_t i = 0, n = t.numel(); i < n && !found; ++i) {
+        found = std::isnan(p[i]);
+      }
+    });
+    return found;
+  }
   PyObject* args[1] = {obj(t)};
   Ref mask(PyObject_Vectorcall(np_.isnan, args, 1, nullptr));
   PyObject* any_args[1] = {mask.p};
