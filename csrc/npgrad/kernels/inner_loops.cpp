@@ -361,4 +361,34 @@ bool try_unary_loop(
   return true;
 }
 
+bool try_sum_loop(const Tensor& a, ScalarType dtype, Tensor* result) {
+  // NumPy's add.reduce over a whole contiguous array of at most one buffer
+  // (8192 elements, so NumPy makes one call too) starts from add's identity
+  // and calls the add loop once in its reduce form: out = 0, then
+  // out += pairwise_sum(a). The same call here, without the reduce method's
+  // argument parsing and iterator.
+  constexpr int64_t kOneBuffer = 8192;
+  int slot = loop_slot(dtype);
+  if (slot < 0 || a.impl()->is_wrapped_number || a.numel() > kOneBuffer ||
+      !loop_ready_array(a, dtype)) {
+    return false;
+  }
+  const InnerLoop& loop = binary_loops_[static_cast<int>(Binary::Add)][slot];
+  if (loop.fn == nullptr || loop.out_type != npy_type(dtype)) {
+    return false;
+  }
+  Tensor out = new_loop_output({}, loop.out_type);
+  char* o = static_cast<char*>(out.data_ptr());
+  if (slot == 0) {
+    *reinterpret_cast<float*>(o) = 0.0F;
+  } else {
+    *reinterpret_cast<double*>(o) = 0.0;
+  }
+  char* args[3] = {o, static_cast<char*>(a.data_ptr()), o};
+  npy_intp steps[3] = {0, static_cast<npy_intp>(element_size(dtype)), 0};
+  run_loop(loop, args, a.numel(), steps);
+  *result = std::move(out);
+  return true;
+}
+
 }  // namespace npgrad::kernels

@@ -213,6 +213,9 @@ bool try_unary_loop(
     ScalarType compute,
     const Tensor* out,
     Tensor* result);
+// *result = the sum of all of a (dtype: a's) through add's inner loop in
+// its reduce form; false when NumPy's reduce must run.
+bool try_sum_loop(const Tensor& a, ScalarType dtype, Tensor* result);
 
 struct UnaryUfunc {
   PyObject* ufunc = nullptr;  // borrowed for the life of the process

@@ -52,6 +52,11 @@ Tensor sum(
     const std::vector<int64_t>& dims,
     bool keepdim,
     ScalarType dtype) {
+  Tensor fast;
+  if (dims.empty() && !keepdim && a.dtype() == dtype &&
+      try_sum_loop(a, dtype, &fast)) {
+    return fast;
+  }
   return reduce_in(np_.add_reduce, a, dims, keepdim, dtype);
 }
 
