@@ -57,6 +57,10 @@ Tensor sum(
       try_sum_loop(a, dtype, &fast)) {
     return fast;
   }
+  if (a.dtype() == dtype &&
+      try_last_dim_reduce_loop(Binary::Add, a, dims, keepdim, dtype, &fast)) {
+    return fast;
+  }
   return reduce_in(np_.add_reduce, a, dims, keepdim, dtype);
 }
 
@@ -86,6 +90,16 @@ Tensor amax(
     const std::vector<int64_t>& dims,
     bool keepdim,
     bool is_max) {
+  Tensor fast;
+  if (try_last_dim_reduce_loop(
+          is_max ? Binary::Maximum : Binary::Minimum,
+          a,
+          dims,
+          keepdim,
+          a.dtype(),
+          &fast)) {
+    return fast;
+  }
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   PyObject* args[3] = {obj(a), axes.p, keepdim ? Py_True : Py_False};
   return wrap_array(check(PyObject_Vectorcall(
