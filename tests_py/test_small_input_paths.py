@@ -115,3 +115,19 @@ def test_sigmoid_and_glu_strided() -> None:
     got, expected = run_both(fn)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(to_np(g), to_np(e), rtol=1e-6, atol=1e-7, equal_nan=True)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_index_add_duplicates(dim: int) -> None:
+    x, idx = _arr(3, 4, 5, dtype="float64"), np.array([1, 0, 1, 1])
+    src = _arr(*[4 if d == dim else n for d, n in enumerate((3, 4, 5))], dtype="float64")
+
+    def fn(lib):
+        a, s = from_np(lib, x, requires_grad=True), from_np(lib, src, requires_grad=True)
+        out = a.index_add(dim, lib.tensor(idx), s, alpha=2.0)
+        out.sum().backward()
+        return out, a.grad, s.grad
+
+    got, expected = run_both(fn)
+    for g, e in zip(got, expected):
+        assert_close(g, e, rtol=1e-12, atol=1e-12)
