@@ -1,6 +1,6 @@
 """Per-op overhead: forward + backward of every differentiable op on tiny inputs, npgrad vs torch.
 
-    python benchmarks/bench_ops.py [--quick] [--only SUBSTRING] [--json PATH]
+    python benchmarks/bench_ops.py [--quick] [--only SUBSTRING] [--json PATH] [--cpu-time]
 
 The ops and their inputs are the rows of ``tests_py/op_specs.py`` (the specs the
 tests check against torch): each row's call, on its own small float32 inputs
@@ -8,7 +8,9 @@ tests check against torch): each row's call, on its own small float32 inputs
 ``backward()`` of the sum. npgrad and torch run the same code, alternating
 rounds; each cell is the best round's time per call, and the table reports the
 ratio npgrad / torch per op, with the median and the worst. One thread each
-(set before the imports). Benchmarks are not tests: nothing here asserts on time.
+(set before the imports). ``--cpu-time`` times the CPU time of the calling thread
+instead of wall-clock time: both libraries compute on that thread, and on a loaded
+shared machine it varies less. Benchmarks are not tests: nothing here asserts on time.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import argparse  # noqa: E402
 import json  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 import timeit  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from typing import Any  # noqa: E402
@@ -52,7 +55,7 @@ def step(lib: Any, op: Op, inputs: list[Any]) -> Callable[[], None]:
     return run
 
 
-def time_op(op: Op, rounds: int, number: int) -> dict[str, float] | None:
+def time_op(op: Op, rounds: int, number: int, clock: Callable[[], float]) -> dict[str, float] | None:
     """Best seconds per call for each library, rounds alternating; None when the
     op does not run in float32 on both (a spec that needs float64)."""
     runs = {}
@@ -67,7 +70,7 @@ def time_op(op: Op, rounds: int, number: int) -> dict[str, float] | None:
     best = dict.fromkeys(runs, float("inf"))
     for _ in range(rounds):
         for name, fn in runs.items():
-            best[name] = min(best[name], timeit.timeit(fn, number=number) / number)
+            best[name] = min(best[name], timeit.Timer(fn, timer=clock).timeit(number=number) / number)
     return best
 
 
@@ -76,13 +79,15 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="fewer rounds (a smoke run)")
     parser.add_argument("--only", help="ops whose id contains this")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--cpu-time", action="store_true", help="CPU time of this thread, not wall-clock time")
     args = parser.parse_args()
+    clock = time.thread_time if args.cpu_time else time.perf_counter
     rounds, number = (2, 20) if args.quick else (5, 200)
     rows = []
     for op in ALL:
         if args.only and args.only not in op.id:
             continue
-        best = time_op(op, rounds, number)
+        best = time_op(op, rounds, number, clock)
         if best is None:
             print(f"{op.id:40s} n/a (does not run in float32 on both)")
             continue

@@ -3,6 +3,7 @@
 #include "npgrad/kernels/internal.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "npgrad/kernels/float16.h"
@@ -358,6 +359,91 @@ bool try_unary_loop(
   if (result != nullptr) {
     *result = std::move(dst);
   }
+  return true;
+}
+
+bool try_sum_loop(const Tensor& a, ScalarType dtype, Tensor* result) {
+  // NumPy's add.reduce over a whole contiguous array of at most one buffer
+  // (8192 elements, so NumPy makes one call too) starts from add's identity
+  // and calls the add loop once in its reduce form: out = 0, then
+  // out += pairwise_sum(a). The same call here, without the reduce method's
+  // argument parsing and iterator.
+  constexpr int64_t kOneBuffer = 8192;
+  int slot = loop_slot(dtype);
+  if (slot < 0 || a.impl()->is_wrapped_number || a.numel() > kOneBuffer ||
+      !loop_ready_array(a, dtype)) {
+    return false;
+  }
+  const InnerLoop& loop = binary_loops_[static_cast<int>(Binary::Add)][slot];
+  if (loop.fn == nullptr || loop.out_type != npy_type(dtype)) {
+    return false;
+  }
+  Tensor out = new_loop_output({}, loop.out_type);
+  char* o = static_cast<char*>(out.data_ptr());
+  if (slot == 0) {
+    *reinterpret_cast<float*>(o) = 0.0F;
+  } else {
+    *reinterpret_cast<double*>(o) = 0.0;
+  }
+  char* args[3] = {o, static_cast<char*>(a.data_ptr()), o};
+  npy_intp steps[3] = {0, static_cast<npy_intp>(element_size(dtype)), 0};
+  run_loop(loop, args, a.numel(), steps);
+  *result = std::move(out);
+  return true;
+}
+
+bool try_last_dim_reduce_loop(
+    Binary op,
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype,
+    Tensor* result) {
+  // Along the last dim of a small contiguous array, NumPy's reduce calls the
+  // op's loop once per row in its reduce form: add from its identity 0,
+  // maximum/minimum (no identity) from the row's first element over the
+  // rest. The same calls here, without the reduce method's parsing and
+  // iterator.
+  constexpr int64_t kOneBuffer = 8192;
+  int slot = loop_slot(dtype);
+  bool from_first = op == Binary::Maximum || op == Binary::Minimum;
+  if (slot < 0 || (op != Binary::Add && !from_first) || a.dim() == 0 ||
+      dims.size() != 1 || dims[0] != a.dim() - 1 ||
+      a.impl()->is_wrapped_number || a.numel() > kOneBuffer || a.numel() == 0 ||
+      !loop_ready_array(a, dtype)) {
+    return false;
+  }
+  const InnerLoop& loop = binary_loops_[static_cast<int>(op)][slot];
+  if (loop.fn == nullptr || loop.out_type != npy_type(dtype)) {
+    return false;
+  }
+  Shape out_sizes = a.sizes();
+  int64_t n = out_sizes.back();
+  if (keepdim) {
+    out_sizes.back() = 1;
+  } else {
+    out_sizes.pop_back();
+  }
+  Tensor out = new_loop_output(out_sizes, loop.out_type);
+  auto size = static_cast<npy_intp>(element_size(dtype));
+  char* o = static_cast<char*>(out.data_ptr());
+  char* in = static_cast<char*>(a.data_ptr());
+  int64_t rows = a.numel() / n;
+  npy_intp steps[3] = {0, size, 0};
+  for (int64_t r = 0; r < rows; ++r) {
+    char* row = in + r * n * size;
+    char* dst = o + r * size;
+    if (from_first) {
+      std::memcpy(dst, row, static_cast<std::size_t>(size));
+      char* args[3] = {dst, row + size, dst};
+      run_loop(loop, args, n - 1, steps);
+    } else {
+      std::memset(dst, 0, static_cast<std::size_t>(size));  // +0.0
+      char* args[3] = {dst, row, dst};
+      run_loop(loop, args, n, steps);
+    }
+  }
+  *result = std::move(out);
   return true;
 }
 

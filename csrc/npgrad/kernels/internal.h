@@ -213,6 +213,19 @@ bool try_unary_loop(
     ScalarType compute,
     const Tensor* out,
     Tensor* result);
+// *result = the sum of all of a (dtype: a's) through add's inner loop in
+// its reduce form; false when NumPy's reduce must run.
+bool try_sum_loop(const Tensor& a, ScalarType dtype, Tensor* result);
+// *result = op (Add, Maximum or Minimum) reduced over the last dim of a
+// (dims: {a.dim() - 1}) through the op's inner loop, row by row; false when
+// NumPy's reduce must run.
+bool try_last_dim_reduce_loop(
+    Binary op,
+    const Tensor& a,
+    const std::vector<int64_t>& dims,
+    bool keepdim,
+    ScalarType dtype,
+    Tensor* result);
 
 struct UnaryUfunc {
   PyObject* ufunc = nullptr;  // borrowed for the life of the process

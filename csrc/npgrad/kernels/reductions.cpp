@@ -52,6 +52,15 @@ Tensor sum(
     const std::vector<int64_t>& dims,
     bool keepdim,
     ScalarType dtype) {
+  Tensor fast;
+  if (dims.empty() && !keepdim && a.dtype() == dtype &&
+      try_sum_loop(a, dtype, &fast)) {
+    return fast;
+  }
+  if (a.dtype() == dtype &&
+      try_last_dim_reduce_loop(Binary::Add, a, dims, keepdim, dtype, &fast)) {
+    return fast;
+  }
   return reduce_in(np_.add_reduce, a, dims, keepdim, dtype);
 }
 
@@ -81,6 +90,16 @@ Tensor amax(
     const std::vector<int64_t>& dims,
     bool keepdim,
     bool is_max) {
+  Tensor fast;
+  if (try_last_dim_reduce_loop(
+          is_max ? Binary::Maximum : Binary::Minimum,
+          a,
+          dims,
+          keepdim,
+          a.dtype(),
+          &fast)) {
+    return fast;
+  }
   Ref axes(dims.empty() ? (Py_INCREF(Py_None), Py_None) : dims_tuple(dims));
   PyObject* args[3] = {obj(a), axes.p, keepdim ? Py_True : Py_False};
   return wrap_array(check(PyObject_Vectorcall(
@@ -231,6 +250,19 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 bool has_nan(const Tensor& t) {
   if (!is_floating(t.dtype())) {
     return false;
+  }
+  if (t.is_contiguous() &&
+      (t.dtype() == ScalarType::Float32 || t.dtype() == ScalarType::Float64)) {
+    // A plain scan: np.any is a Python function, microseconds a call.
+    bool found = false;
+    dispatch_floating(t.dtype(), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* p = static_cast<const T*>(t.data_ptr());
+      for (int64_t i = 0, n = t.numel(); i < n && !found; ++i) {
+        found = std::isnan(p[i]);
+      }
+    });
+    return found;
   }
   PyObject* args[1] = {obj(t)};
   Ref mask(PyObject_Vectorcall(np_.isnan, args, 1, nullptr));

@@ -10,7 +10,9 @@
 // through the mutation path (Note [The mutation path], inplace.cpp). Every
 // check runs before anything is written, so a bad index leaves every tensor
 // as it was.
+#include <cstddef>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "npgrad/autograd/autograd_meta.h"
@@ -19,6 +21,7 @@
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
@@ -597,12 +600,71 @@ void check_index_copy(
 }
 
 // The write of index_add and index_copy: source at the index along dim.
+// out[..., index[j], ...] += source[..., j, ...] as a loop, for contiguous
+// float32/float64 data and an in-range int64 index: NumPy's add.at (a
+// Python-level call, microseconds) adds to each element in the order of j,
+// and so does this, one IEEE add at a time: the same bits.
+bool index_add_by_loop(
+    const Tensor& out, int64_t d, const Tensor& index, const Tensor& source) {
+  ScalarType dt = out.dtype();
+  if ((dt != ScalarType::Float32 && dt != ScalarType::Float64) ||
+      source.dtype() != dt || index.dtype() != ScalarType::Int64 ||
+      out.dim() == 0 || index.dim() != 1 || source.dim() != out.dim() ||
+      !out.is_contiguous() || !source.is_contiguous() ||
+      !index.is_contiguous() || source.sizes()[d] != index.numel()) {
+    return false;
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t k = 0; k < out.dim(); ++k) {
+    if (k != d && source.sizes()[k] != out.sizes()[k]) {
+      return false;
+    }
+    if (k < d) {
+      outer *= out.sizes()[k];
+    } else if (k > d) {
+      inner *= out.sizes()[k];
+    }
+  }
+  std::size_t size = element_size(dt);
+  const char* o_begin = static_cast<const char*>(out.data_ptr());
+  const char* s_begin = static_cast<const char*>(source.data_ptr());
+  if (o_begin < s_begin + static_cast<std::size_t>(source.numel()) * size &&
+      s_begin < o_begin + static_cast<std::size_t>(out.numel()) * size) {
+    return false;  // overlapping: NumPy's own handling
+  }
+  int64_t n = out.sizes()[d], k = index.numel();
+  const auto* idx = static_cast<const int64_t*>(index.data_ptr());
+  for (int64_t j = 0; j < k; ++j) {
+    if (idx[j] < 0 || idx[j] >= n) {
+      return false;
+    }
+  }
+  kernels::dispatch_floating(dt, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* o = static_cast<T*>(out.data_ptr());
+    const T* src = static_cast<const T*>(source.data_ptr());
+    for (int64_t a = 0; a < outer; ++a) {
+      for (int64_t j = 0; j < k; ++j) {
+        T* dst = o + (a * n + idx[j]) * inner;
+        const T* from = src + (a * k + j) * inner;
+        for (int64_t i = 0; i < inner; ++i) {
+          dst[i] = dst[i] + from[i];
+        }
+      }
+    }
+  });
+  return true;
+}
+
 void index_kernel(
     const Tensor& out,
     int64_t d,
     const Tensor& index,
     const Tensor& source,
     bool accumulate) {
+  if (accumulate && index_add_by_loop(out, d, index, source)) {
+    return;
+  }
   Tensor o = at_least_1d(out);
   Tensor s = at_least_1d(source);
   kernels::index_put(o, at_dim(o.dim(), d, index), s, accumulate);

@@ -1,7 +1,9 @@
 // The losses torch implements natively, with its checks and messages. The
 // values are computed with npgrad ops in no-grad mode; the node is recorded
 // after, saving what torch's saves.
+#include <cstdint>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -10,6 +12,7 @@
 #include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/autograd/nodes/loss_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/loss.h"
 #include "npgrad/ops/mutation.h"
@@ -396,6 +399,136 @@ std::pair<Tensor, Tensor> nll_target_weights(
 
 namespace {
 
+// The contiguous geometry nll_loss's loops walk: input (outer, classes,
+// inner), target (outer, inner); false for other layouts.
+struct NllGeometry {
+  int64_t outer = 1, classes = 1, inner = 1;
+};
+
+bool nll_geometry(const Tensor& input, const Tensor& target, NllGeometry* g) {
+  ScalarType dt = input.dtype();
+  if ((dt != ScalarType::Float32 && dt != ScalarType::Float64) ||
+      (target.dtype() != ScalarType::Int64 &&
+       target.dtype() != ScalarType::UInt8)) {
+    return false;
+  }
+  int64_t nd = input.dim();
+  if (!((nd == 1 && target.dim() == 0) ||
+        (nd >= 2 && target.dim() == nd - 1))) {
+    return false;
+  }
+  int64_t class_dim = nd == 1 ? 0 : 1;
+  const Shape& in = input.sizes();
+  g->outer = class_dim == 1 ? in[0] : 1;
+  g->classes = in[class_dim];
+  g->inner = 1;
+  for (int64_t d = class_dim + 1; d < nd; ++d) {
+    g->inner *= in[d];
+  }
+  return target.numel() == g->outer * g->inner;
+}
+
+Tensor contiguous_data(const Tensor& t) {
+  return t.is_contiguous() ? t : kernels::cast(t, t.dtype());
+}
+
+int64_t target_at(const Tensor& target, int64_t j) {
+  return target.dtype() == ScalarType::Int64
+             ? static_cast<const int64_t*>(target.data_ptr())[j]
+             : static_cast<const uint8_t*>(target.data_ptr())[j];
+}
+
+}  // namespace
+
+bool nll_losses_by_loop(
+    const Tensor& input,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t ignore_index,
+    Tensor* losses,
+    Tensor* weights) {
+  NllGeometry g;
+  if (!nll_geometry(input, target, &g)) {
+    return false;
+  }
+  Tensor x = contiguous_data(input);
+  Tensor t = contiguous_data(target);
+  Tensor w = weight.defined() ? contiguous_data(weight) : Tensor();
+  // torch's IndexError for the first target outside [0, classes) that is
+  // not ignore_index, before anything is computed.
+  int64_t n = t.numel();
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t c = target_at(t, j);
+    NPGRAD_CHECK_INDEX(
+        c == ignore_index || (c >= 0 && c < g.classes),
+        "Target ",
+        c,
+        " is out of bounds.");
+  }
+  *losses = kernels::empty(t.sizes(), input.dtype());
+  *weights = kernels::empty(t.sizes(), input.dtype());
+  kernels::dispatch_floating(input.dtype(), [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    const T* xp = static_cast<const T*>(x.data_ptr());
+    const T* wp = w.defined() ? static_cast<const T*>(w.data_ptr()) : nullptr;
+    T* lp = static_cast<T*>(losses->data_ptr());
+    T* tw = static_cast<T*>(weights->data_ptr());
+    for (int64_t o = 0; o < g.outer; ++o) {
+      for (int64_t i = 0; i < g.inner; ++i) {
+        int64_t j = o * g.inner + i;
+        int64_t c = target_at(t, j);
+        // As the composed path: the class 0 where ignored, times a 0 weight.
+        T valid = c != ignore_index ? T(1) : T(0);
+        int64_t safe = c != ignore_index ? c : 0;
+        T wt = wp != nullptr ? wp[safe] * valid : valid;
+        T picked = xp[(o * g.classes + safe) * g.inner + i];
+        tw[j] = wt;
+        lp[j] = -(picked * wt);
+      }
+    }
+  });
+  return true;
+}
+
+bool nll_grad_by_loop(
+    const Tensor& self,
+    const Tensor& target,
+    const Tensor& weight,
+    int64_t ignore_index,
+    const Tensor& grad,
+    Tensor* out) {
+  NllGeometry g;
+  if (!nll_geometry(self, target, &g) || grad.dtype() != self.dtype() ||
+      !(grad.dim() == 0 || grad.sizes() == target.sizes())) {
+    return false;
+  }
+  Tensor t = contiguous_data(target);
+  Tensor w = weight.defined() ? contiguous_data(weight) : Tensor();
+  Tensor gr = contiguous_data(grad);
+  bool per_target = grad.dim() != 0;
+  *out = kernels::full(self.sizes(), 0, self.dtype());
+  kernels::dispatch_floating(self.dtype(), [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    const T* wp = w.defined() ? static_cast<const T*>(w.data_ptr()) : nullptr;
+    const T* gp = static_cast<const T*>(gr.data_ptr());
+    T* op = static_cast<T*>(out->data_ptr());
+    for (int64_t o = 0; o < g.outer; ++o) {
+      for (int64_t i = 0; i < g.inner; ++i) {
+        int64_t j = o * g.inner + i;
+        int64_t c = target_at(t, j);
+        if (c == ignore_index) {
+          continue;  // masked to 0, written at class 0: the zero stays
+        }
+        T wt = wp != nullptr ? wp[c] * T(1) : T(1);
+        op[(o * g.classes + c) * g.inner + i] = -wt * gp[per_target ? j : 0];
+      }
+    }
+  });
+  return true;
+}
+
+namespace {
+
 void check_nll_args(
     const Tensor& input,
     const Tensor& target,
@@ -499,15 +632,21 @@ Tensor nll_impl(
   Reduction r = to_reduction(reduction);
   check_not_differentiable(weight, function, "weight");
   int64_t class_dim = input.dim() == 1 ? 0 : 1;
-  check_nll_bounds(target, input.sizes()[class_dim], ignore_index);
   Tensor out, total_weight;
   {
     AutoGradMode no_grad(false);
-    auto [safe, weights] =
-        nll_target_weights(target, weight, ignore_index, input.dtype());
-    Tensor picked = squeeze(
-        gather(input, class_dim, unsqueeze(safe, class_dim), false), class_dim);
-    Tensor losses = neg(mul(picked, weights));
+    Tensor losses, weights;
+    if (!nll_losses_by_loop(
+            input, target, weight, ignore_index, &losses, &weights)) {
+      check_nll_bounds(target, input.sizes()[class_dim], ignore_index);
+      Tensor safe;
+      std::tie(safe, weights) =
+          nll_target_weights(target, weight, ignore_index, input.dtype());
+      Tensor picked = squeeze(
+          gather(input, class_dim, unsqueeze(safe, class_dim), false),
+          class_dim);
+      losses = neg(mul(picked, weights));
+    }
     if (r == Reduction::None) {
       out = losses;
       total_weight = kernels::full({}, 0, input.dtype());
@@ -544,26 +683,31 @@ Tensor nll_backward_impl(
   Tensor out;
   {
     AutoGradMode no_grad(false);
-    auto [safe, weights] =
-        nll_target_weights(target, weight, ignore_index, self.dtype());
     Tensor grad = grad_output;
     if (r == Reduction::Mean) {
       grad = div(grad, total_weight);
     }
-    // -weight[t] * grad at each target's class, zero elsewhere (and for an
-    // ignored target, even when the total weight is 0)
-    Tensor ignored = eq(
-        target,
-        wrapped_scalar(static_cast<double>(ignore_index), ScalarType::Int64));
-    Tensor values = masked_fill(mul(neg(weights), grad), ignored, number(0));
-    int64_t class_dim = self.dim() == 1 ? 0 : 1;
-    // written into the fresh zeros (no graph: scatter need not copy them)
-    out = scatter(
-        zeros_like(self),
-        class_dim,
-        unsqueeze(safe, class_dim),
-        unsqueeze(values, class_dim),
-        true);
+    // One loop over the targets where the layout allows (the same values).
+    if (!nll_grad_by_loop(self, target, weight, ignore_index, grad, &out)) {
+      auto [safe, weights] =
+          nll_target_weights(target, weight, ignore_index, self.dtype());
+      // -weight[t] * grad at each target's class, zero elsewhere (and for an
+      // ignored target, even when the total weight is 0)
+      Tensor ignored =
+          eq(target,
+             wrapped_scalar(
+                 static_cast<double>(ignore_index), ScalarType::Int64));
+      Tensor values =
+          masked_fill(mul(neg(weights), grad), ignored, number(0));
+      int64_t class_dim = self.dim() == 1 ? 0 : 1;
+      // written into the fresh zeros (no graph: scatter need not copy them)
+      out = scatter(
+          zeros_like(self),
+          class_dim,
+          unsqueeze(safe, class_dim),
+          unsqueeze(values, class_dim),
+          true);
+    }
   }
   if (auto node = record<NodeT>(out, {&grad_output, &self})) {
     node->reduction = r;

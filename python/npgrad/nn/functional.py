@@ -858,21 +858,21 @@ def binary_cross_entropy_with_logits(
 def _nll_loss_nd(input: Tensor, target: Tensor, weight: Tensor | None, reduction: int, ignore_index: int) -> Tensor:
     # torch's nll_loss_nd: nll_loss for 1-D and 2-D inputs, nll_loss2d for 4-D
     # ones; other inputs are viewed as (N, C, 1, -1) first.
-    ndim = input.dim()
+    # The plain shape tuples (``_shape``): ``.shape`` builds a Size per call.
+    shape, target_shape = input._shape, target._shape
+    ndim = len(shape)
     if ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
-    if ndim != 1 and target.dim() > 0 and input.shape[0] != target.shape[0]:
-        raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]})."
-        )
+    if ndim != 1 and target_shape and shape[0] != target_shape[0]:
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size ({target_shape[0]}).")
     if ndim <= 2:
         return _nn.nll_loss(input, target, weight, reduction, ignore_index)
     if ndim == 4:
         return _nn.nll_loss2d(input, target, weight, reduction, ignore_index)
-    n, c = input.shape[0], input.shape[1]
-    out_size = [n, *input.shape[2:]]
-    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
+    n, c = shape[0], shape[1]
+    out_size = [n, *shape[2:]]
+    if target_shape[1:] != shape[2:]:
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target_shape)}")
     input, target = input.contiguous(), target.contiguous()
     input = input.view(n, c, 1, -1) if input.numel() > 0 else input.view(n, c, 0, 0)
     target = target.view(n, 1, -1) if target.numel() > 0 else target.view(n, 0, 0)
@@ -985,7 +985,7 @@ def cross_entropy(
     tensor(0.1269)
     """
     reduction_enum = _reduction(size_average, reduce, reduction)
-    if tuple(input.shape) == tuple(target.shape):
+    if input._shape == target._shape:
         if not target.is_floating_point():
             raise RuntimeError(
                 "Expected floating point type for target with class probabilities, "
@@ -998,7 +998,7 @@ def cross_entropy(
         if label_smoothing > 1.0:
             raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
         return _cross_entropy_label_smoothing(input, target, weight, reduction_enum, ignore_index, label_smoothing)
-    class_dim = 0 if input.dim() == 1 else 1
+    class_dim = 0 if len(input._shape) == 1 else 1
     return _nll_loss_nd(_C.log_softmax(input, class_dim), target, weight, reduction_enum, ignore_index)
 
 
