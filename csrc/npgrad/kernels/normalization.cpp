@@ -100,17 +100,24 @@ void layer_norm_apply(
       T* orow = po + m * N;
       T mu = pm[m];
       T r = pr[m];
-      for (int64_t n = 0; n < N; ++n) {
-        orow[n] = (row[n] - mu) * r;
-      }
-      if (pw) {
+      // One loop per case (the same operations in the same order as
+      // normalizing, then scaling, then shifting): each element is written
+      // once.
+      if (pw && pb) {
         for (int64_t n = 0; n < N; ++n) {
-          orow[n] *= pw[n];
+          orow[n] = (row[n] - mu) * r * pw[n] + pb[n];
         }
-      }
-      if (pb) {
+      } else if (pw) {
         for (int64_t n = 0; n < N; ++n) {
-          orow[n] += pb[n];
+          orow[n] = (row[n] - mu) * r * pw[n];
+        }
+      } else if (pb) {
+        for (int64_t n = 0; n < N; ++n) {
+          orow[n] = (row[n] - mu) * r + pb[n];
+        }
+      } else {
+        for (int64_t n = 0; n < N; ++n) {
+          orow[n] = (row[n] - mu) * r;
         }
       }
     }
@@ -254,14 +261,15 @@ void layer_norm_backward(
       const T* row = px + m * N;
       T mu = pm[m];
       T r = pr[m];
-      for (int64_t n = 0; n < N; ++n) {
-        xhat[n] = (row[n] - mu) * r;
-      }
       if (pw) {
         for (int64_t n = 0; n < N; ++n) {
+          xhat[n] = (row[n] - mu) * r;
           gw[n] = g[n] * pw[n];
         }
       } else {
+        for (int64_t n = 0; n < N; ++n) {
+          xhat[n] = (row[n] - mu) * r;
+        }
         std::copy(g, g + N, gw.begin());
       }
       const T* pgw = gw.data();
@@ -269,22 +277,34 @@ void layer_norm_backward(
       T sum_gw = lane_sum<T>(N, [pgw](int64_t n) { return pgw[n]; });
       T sum_gw_xhat =
           lane_sum<T>(N, [pgw, pxhat](int64_t n) { return pgw[n] * pxhat[n]; });
-      if (pdx) {
-        T a = sum_gw * inv_n;
-        T b = sum_gw_xhat * inv_n;
-        T* out = pdx + m * N;
+      T a = sum_gw * inv_n;
+      T b = sum_gw_xhat * inv_n;
+      T* out = pdx != nullptr ? pdx + m * N : nullptr;
+      T* pdw = dw.empty() ? nullptr : dw.data();
+      T* pdb = db.empty() ? nullptr : db.data();
+      // One loop over the row for the three gradients (the common case), so
+      // it is read once more, not three times.
+      if (out != nullptr && pdw != nullptr && pdb != nullptr) {
         for (int64_t n = 0; n < N; ++n) {
-          out[n] = r * (gw[n] - a - xhat[n] * b);
+          out[n] = r * (pgw[n] - a - pxhat[n] * b);
+          pdw[n] += g[n] * pxhat[n];
+          pdb[n] += g[n];
+        }
+        continue;
+      }
+      if (out != nullptr) {
+        for (int64_t n = 0; n < N; ++n) {
+          out[n] = r * (pgw[n] - a - pxhat[n] * b);
         }
       }
-      if (!dw.empty()) {
+      if (pdw != nullptr) {
         for (int64_t n = 0; n < N; ++n) {
-          dw[n] += g[n] * xhat[n];
+          pdw[n] += g[n] * pxhat[n];
         }
       }
-      if (!db.empty()) {
+      if (pdb != nullptr) {
         for (int64_t n = 0; n < N; ++n) {
-          db[n] += g[n];
+          pdb[n] += g[n];
         }
       }
     }
