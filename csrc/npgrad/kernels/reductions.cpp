@@ -110,11 +110,12 @@ namespace {
 // row: each row is read from memory once and worked on while it is in cache,
 // and there are no whole-array temporaries (at cross_entropy's 512x1000,
 // log_softmax takes about a seventh less time). The results are the passes'
-// own, bit for bit.
+// own, bit for bit. Attention's row_softmax and probs_from_lse do the same
+// with their own passes.
 constexpr int64_t kMinFusedRow = 64;  // below it, a row's calls cost more
 
 struct RowLoops {
-  InnerLoop max, sub, div, add, exp, log;
+  InnerLoop max, sub, div, mul, add, exp, log;
 };
 
 RowLoops find_row_loops(int slot) {
@@ -126,6 +127,7 @@ RowLoops find_row_loops(int slot) {
       binary_loop(Binary::Maximum),
       binary_loop(Binary::Sub),
       binary_loop(Binary::Div),
+      binary_loop(Binary::Mul),
       binary_loop(Binary::Add),
       unary_ufunc("exp").loops[slot],
       unary_ufunc("log").loops[slot]};
@@ -138,7 +140,7 @@ const RowLoops* row_loops(int slot) {
   const RowLoops& l = loops[slot];
   int type = loop_slot_type(slot);
   for (const InnerLoop* loop :
-       {&l.max, &l.sub, &l.div, &l.add, &l.exp, &l.log}) {
+       {&l.max, &l.sub, &l.div, &l.mul, &l.add, &l.exp, &l.log}) {
     if (loop->fn == nullptr || loop->out_type != type) {
       return nullptr;
     }
@@ -146,21 +148,43 @@ const RowLoops* row_loops(int slot) {
   return &l;
 }
 
-bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
+// The row loops for a's last dim, or null when a must take the whole-array
+// passes (another dtype, short rows, not contiguous, aligned and native).
+const RowLoops* last_dim_loops(const Tensor& a) {
   ScalarType dtype = a.dtype();
   int slot = dtype == ScalarType::Float32   ? 0
              : dtype == ScalarType::Float64 ? 1
                                             : -1;
-  if (slot < 0 || a.dim() == 0 || dim != a.dim() - 1 || !a.is_contiguous() ||
+  if (slot < 0 || a.dim() == 0 || !a.is_contiguous() ||
       a.sizes().back() < kMinFusedRow || a.impl()->is_wrapped_number) {
-    return false;
+    return nullptr;
   }
   int flags = PyArray_FLAGS(arr(a));
-  const RowLoops* loops = row_loops(slot);
-  if ((flags & NPY_ARRAY_ALIGNED) == 0 || !PyArray_ISNOTSWAPPED(arr(a)) ||
-      loops == nullptr) {
+  if ((flags & NPY_ARRAY_ALIGNED) == 0 || !PyArray_ISNOTSWAPPED(arr(a))) {
+    return nullptr;
+  }
+  return row_loops(slot);
+}
+
+// One inner-loop call with up to three operands.
+void call_loop(
+    const InnerLoop& loop,
+    std::initializer_list<char*> args,
+    std::initializer_list<npy_intp> steps,
+    npy_intp count) {
+  char* a[3];
+  npy_intp s[3];
+  std::copy(args.begin(), args.end(), a);
+  std::copy(steps.begin(), steps.end(), s);
+  loop.fn(a, &count, s, loop.data);
+}
+
+bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
+  const RowLoops* loops = last_dim_loops(a);
+  if (loops == nullptr || dim != a.dim() - 1) {
     return false;
   }
+  ScalarType dtype = a.dtype();
   Tensor out = empty(a.sizes(), dtype);
   dispatch_floating(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -172,16 +196,6 @@ bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
     char* pe = reinterpret_cast<char*>(scratch.data());
     constexpr npy_intp es = sizeof(T);
     npy_intp row_bytes = n * es;
-    auto call = [](const InnerLoop& loop,
-                   std::initializer_list<char*> args,
-                   std::initializer_list<npy_intp> steps,
-                   npy_intp count) {
-      char* a_[3];
-      npy_intp s_[3];
-      std::copy(args.begin(), args.end(), a_);
-      std::copy(steps.begin(), steps.end(), s_);
-      loop.fn(a_, &count, s_, loop.data);
-    };
     auto run = [&] {
       for (int64_t i = 0; i < rows; ++i) {
         char* x = px + i * row_bytes;
@@ -191,20 +205,20 @@ bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
         // nan), the sum from add's identity.
         T m = *reinterpret_cast<T*>(x);
         char* pm = reinterpret_cast<char*>(&m);
-        call(loops->max, {pm, x + es, pm}, {0, es, 0}, n - 1);
-        call(loops->sub, {x, pm, o}, {es, 0, es}, n);
+        call_loop(loops->max, {pm, x + es, pm}, {0, es, 0}, n - 1);
+        call_loop(loops->sub, {x, pm, o}, {es, 0, es}, n);
         // softmax: exp in place; log_softmax: into the scratch row, the
         // shifted values stay for the subtract.
         char* e = log ? pe : o;
-        call(loops->exp, {o, e}, {es, es}, n);
+        call_loop(loops->exp, {o, e}, {es, es}, n);
         T s = 0;
         char* ps = reinterpret_cast<char*>(&s);
-        call(loops->add, {ps, e, ps}, {0, es, 0}, n);
+        call_loop(loops->add, {ps, e, ps}, {0, es, 0}, n);
         if (log) {
-          call(loops->log, {ps, ps}, {0, 0}, 1);
-          call(loops->sub, {o, ps, o}, {es, 0, es}, n);
+          call_loop(loops->log, {ps, ps}, {0, 0}, 1);
+          call_loop(loops->sub, {o, ps, o}, {es, 0, es}, n);
         } else {
-          call(loops->div, {o, ps, o}, {es, 0, es}, n);
+          call_loop(loops->div, {o, ps, o}, {es, 0, es}, n);
         }
       }
     };
@@ -274,6 +288,47 @@ std::pair<Tensor, Tensor> row_softmax(const Tensor& scores) {
         empty(sizes, dtype),
         full(rows, -std::numeric_limits<double>::infinity(), dtype)};
   }
+  if (const RowLoops* loops = last_dim_loops(scores)) {
+    // See Note [Softmax rows in one pass]: the passes below, row by row.
+    Shape lead(sizes.begin(), sizes.end() - 1);
+    Tensor probs = empty(sizes, dtype);
+    Tensor lse = empty(lead, dtype);
+    dispatch_floating(dtype, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      constexpr npy_intp es = sizeof(T);
+      int64_t rows = scores.numel() / n;
+      char* px = static_cast<char*>(scores.data_ptr());
+      char* po = static_cast<char*>(probs.data_ptr());
+      T* pl = static_cast<T*>(lse.data_ptr());
+      auto run = [&] {
+        for (int64_t i = 0; i < rows; ++i) {
+          char* x = px + i * n * es;
+          char* o = po + i * n * es;
+          T m = *reinterpret_cast<T*>(x);
+          char* pm = reinterpret_cast<char*>(&m);
+          call_loop(loops->max, {pm, x + es, pm}, {0, es, 0}, n - 1);
+          if (m == -std::numeric_limits<T>::infinity()) {
+            m = 0;
+          }
+          call_loop(loops->sub, {x, pm, o}, {es, 0, es}, n);
+          call_loop(loops->exp, {o, o}, {es, es}, n);
+          T total = 0;
+          char* pt = reinterpret_cast<char*>(&total);
+          call_loop(loops->add, {pt, o, pt}, {0, es, 0}, n);
+          if (total == 0) {
+            pl[i] = -std::numeric_limits<T>::infinity();
+          } else {
+            pl[i] = m + std::log(total);
+            total = T(1) / total;
+          }
+          call_loop(loops->mul, {o, pt, o}, {es, 0, es}, n);
+        }
+      };
+      Py_BEGIN_ALLOW_THREADS run();
+      Py_END_ALLOW_THREADS
+    });
+    return {probs, lse};
+  }
   Tensor m = amax(scores, {last}, true, true);  // fresh, contiguous
   int64_t rows = m.numel();
   // A row of -inf is shifted by 0: its exps are zeros, not nan.
@@ -326,6 +381,32 @@ Tensor probs_from_lse(const Tensor& scores, const Tensor& lse) {
       }
     }
   });
+  if (const RowLoops* loops = last_dim_loops(scores);
+      loops != nullptr && shift.numel() > 0 && shift.is_contiguous() &&
+      shift.numel() * scores.sizes().back() == scores.numel()) {
+    // See Note [Softmax rows in one pass]: the two passes below, row by row.
+    Tensor probs = empty(scores.sizes(), dtype);
+    dispatch_floating(dtype, [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      constexpr npy_intp es = sizeof(T);
+      npy_intp n = scores.sizes().back();
+      int64_t rows = shift.numel();
+      char* px = static_cast<char*>(scores.data_ptr());
+      char* po = static_cast<char*>(probs.data_ptr());
+      char* pl = static_cast<char*>(shift.data_ptr());
+      auto run = [&] {
+        for (int64_t i = 0; i < rows; ++i) {
+          char* o = po + i * n * es;
+          call_loop(
+              loops->sub, {px + i * n * es, pl + i * es, o}, {es, 0, es}, n);
+          call_loop(loops->exp, {o, o}, {es, es}, n);
+        }
+      };
+      Py_BEGIN_ALLOW_THREADS run();
+      Py_END_ALLOW_THREADS
+    });
+    return probs;
+  }
   Shape strides(sizes.size(), 1);
   for (std::size_t i = sizes.size() - 1; i-- > 0;) {
     strides[i] = strides[i + 1] * sizes[i + 1];
