@@ -49,6 +49,26 @@ T lane_sum(int64_t N, F f) {
 
 }  // namespace
 
+namespace {
+
+// The mean and 1 / sqrt(biased variance + eps) of one row: two passes over
+// it (it stays in cache), the mean, then the sum of squared deviations,
+// accumulated in lanes.
+template <typename T>
+void one_row_moments(const T* row, int64_t N, double eps, T& mean, T& rstd) {
+  T s = lane_sum<T>(N, [row](int64_t n) { return row[n]; });
+  T mu = N > 0 ? s / static_cast<T>(N) : T(0);
+  T ss = lane_sum<T>(N, [row, mu](int64_t n) {
+    T d = row[n] - mu;
+    return d * d;
+  });
+  T var = N > 0 ? ss / static_cast<T>(N) : std::nan("");
+  mean = mu;
+  rstd = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+}
+
+}  // namespace
+
 void row_moments(
     const Tensor& x,
     int64_t M,
@@ -62,55 +82,53 @@ void row_moments(
     T* pm = data<T>(mean);
     T* pr = data<T>(rstd);
     for (int64_t m = 0; m < M; ++m) {
-      const T* row = px + m * N;
-      // Two passes over the row (it stays in cache): the mean, then the
-      // sum of squared deviations, accumulated in lanes.
-      T s = lane_sum<T>(N, [row](int64_t n) { return row[n]; });
-      T mu = N > 0 ? s / static_cast<T>(N) : T(0);
-      T ss = lane_sum<T>(N, [row, mu](int64_t n) {
-        T d = row[n] - mu;
-        return d * d;
-      });
-      T var = N > 0 ? ss / static_cast<T>(N) : std::nan("");
-      pm[m] = mu;
-      pr[m] = static_cast<T>(1.0 / std::sqrt(static_cast<double>(var) + eps));
+      one_row_moments(px + m * N, N, eps, pm[m], pr[m]);
     }
   });
 }
 
-void layer_norm_apply(
+void layer_norm_forward(
     const Tensor& x,
     int64_t M,
     int64_t N,
-    const Tensor& mean,
-    const Tensor& rstd,
+    double eps,
     const Tensor& weight,
     const Tensor& bias,
+    const Tensor& mean,
+    const Tensor& rstd,
     const Tensor& out) {
   dispatch_floating(x.dtype(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* px = data<T>(x);
-    const T* pm = data<T>(mean);
-    const T* pr = data<T>(rstd);
+    T* pm = data<T>(mean);
+    T* pr = data<T>(rstd);
     const T* pw = weight.defined() ? data<T>(weight) : nullptr;
     const T* pb = bias.defined() ? data<T>(bias) : nullptr;
     T* po = data<T>(out);
     for (int64_t m = 0; m < M; ++m) {
       const T* row = px + m * N;
       T* orow = po + m * N;
+      one_row_moments(row, N, eps, pm[m], pr[m]);
       T mu = pm[m];
       T r = pr[m];
-      for (int64_t n = 0; n < N; ++n) {
-        orow[n] = (row[n] - mu) * r;
-      }
-      if (pw) {
+      // One loop per case (the same operations in the same order as
+      // normalizing, then scaling, then shifting): each element is written
+      // once.
+      if (pw && pb) {
         for (int64_t n = 0; n < N; ++n) {
-          orow[n] *= pw[n];
+          orow[n] = (row[n] - mu) * r * pw[n] + pb[n];
         }
-      }
-      if (pb) {
+      } else if (pw) {
         for (int64_t n = 0; n < N; ++n) {
-          orow[n] += pb[n];
+          orow[n] = (row[n] - mu) * r * pw[n];
+        }
+      } else if (pb) {
+        for (int64_t n = 0; n < N; ++n) {
+          orow[n] = (row[n] - mu) * r + pb[n];
+        }
+      } else {
+        for (int64_t n = 0; n < N; ++n) {
+          orow[n] = (row[n] - mu) * r;
         }
       }
     }
@@ -254,14 +272,15 @@ void layer_norm_backward(
       const T* row = px + m * N;
       T mu = pm[m];
       T r = pr[m];
-      for (int64_t n = 0; n < N; ++n) {
-        xhat[n] = (row[n] - mu) * r;
-      }
       if (pw) {
         for (int64_t n = 0; n < N; ++n) {
+          xhat[n] = (row[n] - mu) * r;
           gw[n] = g[n] * pw[n];
         }
       } else {
+        for (int64_t n = 0; n < N; ++n) {
+          xhat[n] = (row[n] - mu) * r;
+        }
         std::copy(g, g + N, gw.begin());
       }
       const T* pgw = gw.data();
@@ -269,22 +288,34 @@ void layer_norm_backward(
       T sum_gw = lane_sum<T>(N, [pgw](int64_t n) { return pgw[n]; });
       T sum_gw_xhat =
           lane_sum<T>(N, [pgw, pxhat](int64_t n) { return pgw[n] * pxhat[n]; });
-      if (pdx) {
-        T a = sum_gw * inv_n;
-        T b = sum_gw_xhat * inv_n;
-        T* out = pdx + m * N;
+      T a = sum_gw * inv_n;
+      T b = sum_gw_xhat * inv_n;
+      T* out = pdx != nullptr ? pdx + m * N : nullptr;
+      T* pdw = dw.empty() ? nullptr : dw.data();
+      T* pdb = db.empty() ? nullptr : db.data();
+      // One loop over the row for the three gradients (the common case), so
+      // it is read once more, not three times.
+      if (out != nullptr && pdw != nullptr && pdb != nullptr) {
         for (int64_t n = 0; n < N; ++n) {
-          out[n] = r * (gw[n] - a - xhat[n] * b);
+          out[n] = r * (pgw[n] - a - pxhat[n] * b);
+          pdw[n] += g[n] * pxhat[n];
+          pdb[n] += g[n];
+        }
+        continue;
+      }
+      if (out != nullptr) {
+        for (int64_t n = 0; n < N; ++n) {
+          out[n] = r * (pgw[n] - a - pxhat[n] * b);
         }
       }
-      if (!dw.empty()) {
+      if (pdw != nullptr) {
         for (int64_t n = 0; n < N; ++n) {
-          dw[n] += g[n] * xhat[n];
+          pdw[n] += g[n] * pxhat[n];
         }
       }
-      if (!db.empty()) {
+      if (pdb != nullptr) {
         for (int64_t n = 0; n < N; ++n) {
-          db[n] += g[n];
+          pdb[n] += g[n];
         }
       }
     }

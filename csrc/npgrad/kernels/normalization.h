@@ -19,16 +19,19 @@ void row_moments(
     const Tensor& mean,
     const Tensor& rstd);
 
-/// out[m, n] = (x[m, n] - mean[m]) * rstd[m] * weight[n] + bias[n]; weight
-/// and bias may be undefined (1 and 0). All contiguous, of x's dtype.
-void layer_norm_apply(
+/// row_moments, and out[m, n] = (x[m, n] - mean[m]) * rstd[m] * weight[n] +
+/// bias[n] in the same sweep over the rows (each row is read from memory
+/// once); weight and bias may be undefined (1 and 0). All contiguous, of x's
+/// dtype.
+void layer_norm_forward(
     const Tensor& x,
     int64_t M,
     int64_t N,
-    const Tensor& mean,
-    const Tensor& rstd,
+    double eps,
     const Tensor& weight,
     const Tensor& bias,
+    const Tensor& mean,
+    const Tensor& rstd,
     const Tensor& out);
 
 /// x: contiguous (N, C, HxW). Per channel, the mean and biased variance

@@ -129,9 +129,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(
   Tensor out = kernels::empty(input.sizes(), dt);
   Tensor mean = kernels::empty(stat_shape, dt);
   Tensor rstd = kernels::empty(stat_shape, dt);
-  kernels::row_moments(x, M, N, eps, mean, rstd);
-  kernels::layer_norm_apply(
-      x, M, N, mean, rstd, dense(weight, dt), dense(bias, dt), out);
+  kernels::layer_norm_forward(
+      x, M, N, eps, dense(weight, dt), dense(bias, dt), mean, rstd, out);
   out = from_loop_dtype(out, input.dtype());
   mean = from_loop_dtype(mean, input.dtype());
   rstd = from_loop_dtype(rstd, input.dtype());
