@@ -377,3 +377,55 @@ def test_no_leaks(ng):
     gc.collect()
     assert payloads and all(r() is None for r in payloads)
     assert all(r() is None for r in refs)
+
+
+def test_a_buffer_that_cannot_be_laid_out_again_is_packed_alone(ng):
+    # An overlapping array (no ndarray base) and a view of another dtype's memory:
+    # each saved tensor is packed by itself, as without dedup.
+    overlapping = np.lib.stride_tricks.as_strided(np.arange(4.0), shape=(3, 2), strides=(8, 8))
+    other_dtype = np.frombuffer(bytearray(np.arange(4.0).tobytes()), dtype=np.uint8).view(np.float64)
+    for array in (overlapping, other_dtype):
+        hooks = Counting()
+        base = ng.from_numpy(array)
+        a = ng.tensor(np.ones(array.shape), requires_grad=True)
+        with ng.autograd.graph.saved_tensors_hooks(hooks.pack, hooks.unpack, dedup=True):
+            y = (a * base).sum() + (a * base).sum()  # saves base twice
+        assert hooks.packs == [array.shape] * 2
+        y.backward()
+        np.testing.assert_allclose(a.grad.numpy(), 2 * array, rtol=1e-12)
+
+
+def test_custom_function_ctx_cycle_is_collected(ng):
+    class Mul(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a * b
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g * b, g * a
+
+    class Payload:
+        def __init__(self, t):
+            self.t = t.detach().clone()
+
+    payloads = []
+
+    def pack(t):
+        p = Payload(t)
+        payloads.append(weakref.ref(p))
+        return p
+
+    def make():
+        x = ng.tensor(X, requires_grad=True)
+        with ng.autograd.graph.saved_tensors_hooks(pack, lambda p: p.t, dedup=True):
+            q, k = (x * 1).chunk(2, dim=1)
+            y = Mul.apply(q, k)  # the ctx holds both shares of the payload
+        payloads[-1]().cycle = y
+        return weakref.ref(y)
+
+    ref = make()
+    gc.collect()
+    assert len(payloads) == 1 and payloads[0]() is None and ref() is None
