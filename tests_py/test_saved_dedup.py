@@ -429,3 +429,32 @@ def test_custom_function_ctx_cycle_is_collected(ng):
     ref = make()
     gc.collect()
     assert len(payloads) == 1 and payloads[0]() is None and ref() is None
+
+
+def test_a_pass_releases_what_it_unpacked_however_it_ends(ng):
+    refs = []
+    fail_at = [None]
+
+    def unpack(a):
+        if len(refs) == fail_at[0]:
+            raise ValueError("unpack failed")
+        t = ng.from_numpy(a)
+        refs.append(weakref.ref(t))
+        return t
+
+    x, w = ng.tensor(X, requires_grad=True), ng.tensor(W, requires_grad=True)
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: t.numpy().copy(), unpack, dedup=True):
+        loss = attention(ng, x, w)
+    loss.backward(retain_graph=True)  # the graph and its payloads stay
+    gc.collect()
+    assert len(refs) == 6 and all(r() is None for r in refs)
+    refs.clear()
+    fail_at[0] = 2
+    with pytest.raises(ValueError, match="unpack failed"):
+        loss.backward(retain_graph=True)
+    gc.collect()
+    assert len(refs) == 2 and all(r() is None for r in refs)
+    fail_at[0] = None
+    refs.clear()
+    loss.backward()
+    np.testing.assert_allclose(w.grad.numpy(), 2 * plain_grads(ng)[2], rtol=1e-12)
