@@ -343,6 +343,10 @@ std::unique_ptr<SavedVariableHooks> SavedTensorDefaultHooks::get() {
   if (disabled_message || stack.empty()) {
     return nullptr;
   }
+  const Entry& top = stack.back();
+  if ((!top.compose || stack.size() == 1) && !top.dedup) {
+    return top.factory();  // nothing to compose with, no dedup
+  }
   // The entries whose pairs this tensor goes through, innermost first.
   std::vector<const Entry*> chain;
   for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
