@@ -6,11 +6,13 @@ Workload (f) of bench_vs_torch.py: a chain of 2,000 pointwise ops on 16 float32
 elements, forward and backward, under identity ``saved_tensors_hooks``. Timed here
 with a plain pair, with ``compose=True`` (nothing encloses it, so only the pack
 result's type check is added) and with ``prefetch=`` a function that does nothing (so
-the engine's lookahead and one Python call per saved tensor are added). Runs of the
-three variants alternate; the medians and minima, and their ratios to the plain pair,
+the engine's lookahead and one Python call per saved tensor are added), and with
+``dedup=True`` (each saved tensor's buffer is looked up, and each result of the chain
+is a buffer of its own, so this is dedup's cost where it saves nothing). Runs of the
+variants alternate; the medians and minima, and their ratios to the plain pair,
 are printed. The time is this process's CPU time, so that other processes sharing the
 cores do not count (on a busy machine the minima are the steadier figure).
-npgrad only: torch has neither option.
+npgrad only: torch has none of these options.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "plain": {},
     "compose": {"compose": True},
     "prefetch": {"prefetch": _nothing},
+    "dedup": {"dedup": True},
 }
 
 

@@ -120,11 +120,14 @@ int function_base_traverse(PyObject* self, visitproc visit, void* arg) {
     return r;
   }
   if (FunctionBase* base = function_base(self)) {
+    autograd::SharedBufferTally shared;
     for (const auto& sv : base->saved_variables) {
+      shared.add(sv.shared_buffer());
       if (int r = sv.traverse_python(visit, arg)) {
         return r;
       }
     }
+    return shared.traverse_python(visit, arg);
   }
   return 0;
 }
@@ -132,9 +135,12 @@ int function_base_traverse(PyObject* self, visitproc visit, void* arg) {
 int function_base_clear(PyObject* self) {
   py::detail::pybind11_clear(self);
   if (FunctionBase* base = function_base(self)) {
+    autograd::SharedBufferTally shared;
     for (auto& sv : base->saved_variables) {
+      shared.add(sv.shared_buffer());
       sv.clear_python();
     }
+    shared.clear_python();
   }
   return 0;
 }

@@ -175,13 +175,15 @@ void bind_modes(py::module_& m) {
       py::arg("pack_hook"),
       py::arg("unpack_hook"));
   // npgrad's own (Note [Composed saved tensor hooks], Note [Prefetching saved
-  // tensors]); saved_tensors_hooks uses it only when given compose/prefetch.
+  // tensors], Note [Storage dedup of saved tensors]); saved_tensors_hooks
+  // uses it only when given compose/prefetch/dedup.
   am.def(
       "_push_saved_tensors_hooks_with_options",
       [](py::function pack,
          py::function unpack,
          bool compose,
-         std::optional<py::function> prefetch) {
+         std::optional<py::function> prefetch,
+         bool dedup) {
         py::object prefetch_fn =
             prefetch ? py::object(*prefetch) : py::object();
         bool prefetches = static_cast<bool>(prefetch_fn);
@@ -191,13 +193,15 @@ void bind_modes(py::module_& m) {
                   pack, unpack, compose, prefetch_fn);
             },
             compose,
-            prefetches);
+            prefetches,
+            dedup);
       },
       py::arg("pack_hook"),
       py::arg("unpack_hook"),
       py::kw_only(),
       py::arg("compose") = false,
-      py::arg("prefetch") = py::none());
+      py::arg("prefetch") = py::none(),
+      py::arg("dedup") = false);
   am.def("_pop_saved_tensors_default_hooks", &SavedTensorDefaultHooks::pop);
   am.def(
       "_saved_tensors_hooks_disable",

@@ -567,6 +567,11 @@ variable_list Engine::execute(
   validate_outputs(roots, grads, nullptr);
   auto task = std::make_shared<GraphTask>(
       keep_graph, create_graph, tl_reentrant_depth + 1, next_graph_task_id++);
+  // However the pass ends, dedup payloads drop what they kept for it.
+  struct SavedBuffersGuard {
+    GraphTask& task;
+    ~SavedBuffersGuard() { release_saved_buffers(task); }
+  } saved_buffers_guard{*task};
 
   bool single_root = roots.size() == 1;
   std::shared_ptr<Node> root =

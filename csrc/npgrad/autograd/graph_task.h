@@ -5,6 +5,7 @@
 // callbacks. One GraphTask per Engine::execute call, including nested ones.
 
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,6 +18,7 @@
 namespace npgrad::autograd {
 
 class Node;
+struct SavedBuffer;
 
 struct GraphTask {
   struct Capture {
@@ -66,6 +68,9 @@ struct GraphTask {
   NodeMap<InputBuffer> not_ready;
   variable_list captured_vars;
   std::vector<std::function<void()>> final_callbacks;
+  /// Dedup payloads that keep something for this pass, released when it
+  /// ends (Note [Storage dedup of saved tensors]).
+  std::vector<std::weak_ptr<SavedBuffer>> saved_buffers;
 };
 
 /// The graph task whose node, hook or callback runs on this thread, or null.

@@ -92,11 +92,16 @@ int traverse_node_python_refs(Node& node, PyVisitProc visit, void* arg) {
     }
   }
   int result = 0;
+  SharedBufferTally shared;
   node.for_each_saved_variable([&](SavedVariable& sv) {
+    shared.add(sv.shared_buffer());
     if (result == 0) {
       result = sv.traverse_python(visit, arg);
     }
   });
+  if (result == 0) {
+    result = shared.traverse_python(visit, arg);
+  }
   if (result != 0) {
     return result;
   }
@@ -119,7 +124,12 @@ void clear_node_python_refs(Node& node) {
   if (node.py_state) {
     node.py_state->clear_python();
   }
-  node.for_each_saved_variable([](SavedVariable& sv) { sv.clear_python(); });
+  SharedBufferTally shared;
+  node.for_each_saved_variable([&shared](SavedVariable& sv) {
+    shared.add(sv.shared_buffer());
+    sv.clear_python();
+  });
+  shared.clear_python();
   node.clear_python();
 }
 

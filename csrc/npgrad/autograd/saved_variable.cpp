@@ -213,6 +213,33 @@ std::shared_ptr<Node> SavedVariable::output_grad_fn(
   return saved_for;
 }
 
+void SavedVariable::throw_modified_by_inplace(
+    ScalarType dtype,
+    const Shape& sizes,
+    uint32_t current_version,
+    const Node* fn) const {
+  std::string which;
+  if (fn) {
+    which = ", which is output " + std::to_string(output_nr_) + " of " +
+            forward_op_name(*fn) + ",";
+  }
+  throw Error(detail::str_cat(
+      messages::kModifiedByInplace,
+      "[",
+      type_string(dtype),
+      " ",
+      shape_str(sizes),
+      "]",
+      which,
+      " is at version ",
+      current_version,
+      "; expected version ",
+      saved_version_,
+      " instead. ",
+      AnomalyMode::is_enabled() ? messages::kAnomalyHintEnabled
+                                : messages::kAnomalyHint));
+}
+
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (!was_defined_) {
     return Tensor();
@@ -220,10 +247,19 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   NPGRAD_INTERNAL_ASSERT(
       !pack_pending_, "a saved tensor unpacked before its pack hook ran");
   if (hooks_) {
-    // No version check: the hooks own what was saved.
-    Tensor data = hooks_->call_unpack_hook();
     std::shared_ptr<Node> fn =
         is_output_ && !is_leaf_ ? output_grad_fn(saved_for) : grad_fn_;
+    // No version check through plain hooks (the hooks own what was saved);
+    // dedup hooks check, as without hooks (Note [Storage dedup of saved
+    // tensors]).
+    if (hooks_->checks_versions()) {
+      uint32_t current = hooks_->packed_storage->version.load();
+      if (current != saved_version_) {
+        throw_modified_by_inplace(
+            hooks_->packed_dtype, hooks_->packed_sizes, current, fn.get());
+      }
+    }
+    Tensor data = hooks_->call_unpack_hook();
     if (!fn && !requires_grad_ && !requires_grad(data)) {
       return data;
     }
@@ -250,26 +286,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
       "with .detach_().This is not supported, please use out-of-place "
       "`.detach()` instead");
   if (saved_version_ != data_.version()) {
-    std::string which;
-    if (fn) {
-      which = ", which is output " + std::to_string(output_nr_) + " of " +
-              forward_op_name(*fn) + ",";
-    }
-    throw Error(detail::str_cat(
-        messages::kModifiedByInplace,
-        "[",
-        type_string(data_.dtype()),
-        " ",
-        shape_str(data_.sizes()),
-        "]",
-        which,
-        " is at version ",
-        data_.version(),
-        "; expected version ",
-        saved_version_,
-        " instead. ",
-        AnomalyMode::is_enabled() ? messages::kAnomalyHintEnabled
-                                  : messages::kAnomalyHint));
+    throw_modified_by_inplace(
+        data_.dtype(), data_.sizes(), data_.version(), fn.get());
   }
   if (saved_original_) {
     return data_;

@@ -102,6 +102,11 @@ class SavedVariable : private SavedVariableFields {
   /// in torch's saved state.
   bool describe(SavedTensorDescription& out) const;
 
+  /// The dedup payload this saved tensor shares, if any (its holder reports
+  /// it: SharedBufferTally).
+  const std::shared_ptr<SavedBuffer>* shared_buffer() const {
+    return hooks_ ? hooks_->shared_buffer() : nullptr;
+  }
   /// The hooks' Python objects, and the saved tensor's own when this is its
   /// only owner (Note [GC visibility]).
   int traverse_python(PyVisitProc visit, void* arg) const;
@@ -111,6 +116,12 @@ class SavedVariable : private SavedVariableFields {
 
  private:
   void save_metadata(const Tensor& t);
+  /// torch's "modified by an inplace operation" error for this tensor.
+  [[noreturn]] void throw_modified_by_inplace(
+      ScalarType dtype,
+      const Shape& sizes,
+      uint32_t current_version,
+      const Node* fn) const;
   std::shared_ptr<Node> output_grad_fn(
       const std::shared_ptr<Node>& saved_for) const;
   void set_hooks_and_pack_data(

@@ -309,6 +309,52 @@ Tensor view_as_strided(
   return wrap_array(v);
 }
 
+std::optional<StorageRoot> storage_root(const Tensor& t) {
+  void* own = materialize_array(*t.impl());
+  std::optional<GilGuard> gil;
+  if (!PyGILState_Check()) {
+    gil.emplace();
+  }
+  auto* a = static_cast<PyArrayObject*>(own);
+  PyArrayObject* root = a;
+  while (PyArray_BASE(root) != nullptr && PyArray_Check(PyArray_BASE(root))) {
+    root = reinterpret_cast<PyArrayObject*>(PyArray_BASE(root));
+  }
+  if (!PyArray_EquivTypes(PyArray_DESCR(root), PyArray_DESCR(a))) {
+    return std::nullopt;
+  }
+  // Dense: the strides, in increasing order, step over exactly the elements
+  // of the dimensions below them.
+  auto itemsize = static_cast<int64_t>(PyArray_ITEMSIZE(root));
+  int ndim = PyArray_NDIM(root);
+  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  int64_t numel = 1;
+  for (int d = 0; d < ndim; ++d) {
+    int64_t size = PyArray_DIM(root, d);
+    numel *= size;
+    if (size != 1) {
+      dims.emplace_back(PyArray_STRIDE(root, d), size);
+    }
+  }
+  if (numel == 0 || itemsize == 0) {
+    return std::nullopt;
+  }
+  std::sort(dims.begin(), dims.end());
+  int64_t expected = itemsize;
+  for (const auto& [stride, size] : dims) {
+    if (stride != expected) {
+      return std::nullopt;
+    }
+    expected *= size;
+  }
+  std::ptrdiff_t bytes = static_cast<const char*>(t.data_ptr()) -
+                         static_cast<const char*>(PyArray_DATA(root));
+  if (bytes < 0 || bytes % itemsize != 0 || bytes / itemsize >= numel) {
+    return std::nullopt;
+  }
+  return StorageRoot{root, bytes / itemsize};
+}
+
 bool is_exclusively_owned(const Tensor& t) {
   if (t.impl()->array.get() == nullptr) {
     return false;  // a wrapped number: nothing writes into it

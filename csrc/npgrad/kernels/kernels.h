@@ -176,6 +176,18 @@ Tensor concatenate(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor view_as_strided(
     const Tensor& a, const Shape& sizes, const Shape& strides, int64_t offset);
 
+/// The ndarray that holds t's memory (Note [Storage dedup of saved tensors]
+/// in autograd/saved_variable_hooks.h): the end of the chain of ndarray
+/// bases, which every alias of t (views, detach) shares.
+struct StorageRoot {
+  void* array = nullptr;  // borrowed: t keeps it alive
+  int64_t offset = 0;     // t's first element, in elements from the root's
+};
+/// Null when the root cannot stand for t's buffer: another dtype than t's,
+/// or a layout that is not dense and non-overlapping with non-negative
+/// strides (so that its memory can be laid out again with its strides).
+std::optional<StorageRoot> storage_root(const Tensor& t);
+
 /// Advanced indexing: indices[d] undefined means a full slice of dim d.
 Tensor index(const Tensor& a, const std::vector<Tensor>& indices);
 /// a[indices] = values, or += (accumulating duplicates) when accumulate.

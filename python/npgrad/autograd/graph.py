@@ -291,8 +291,8 @@ class saved_tensors_hooks:
     Unpacking tensor([2., 2., 2., 2., 2.])
     Unpacking tensor([1., 1., 1., 1., 1.])
 
-    Two keyword arguments are npgrad's own (torch has neither); without them
-    the hooks behave exactly as torch's.
+    Three keyword arguments are npgrad's own (torch has none of them); without
+    them the hooks behave exactly as torch's.
 
     ``compose=True``: the pair composes with the pairs it is nested in instead
     of replacing them. Its ``pack_hook`` must return a tensor, which is passed
@@ -353,6 +353,39 @@ class saved_tensors_hooks:
     >>> y.backward()
     >>> log
     [('prefetch', 2.718), ('prefetch', 1.0), ('unpack', 2.718), ('unpack', 1.0)]
+
+    ``dedup=True``: tensors saved in the scope that share one buffer (views of
+    one tensor, a tensor saved by several nodes) are packed once per buffer.
+    ``pack_hook`` then receives a tensor over the whole buffer (in the shape
+    and strides of the array that holds the memory, without history), and
+    ``unpack_hook`` must return a tensor of that shape and dtype; each saved
+    tensor is rebuilt as its view of it. ``unpack_hook`` runs once per payload
+    per backward pass (each read outside a pass unpacks), ``prefetch`` at most
+    once. A buffer written in place between two saves is packed again, and,
+    unlike plain hooks (which, as torch's, check no versions), unpack raises
+    torch's "modified by an inplace operation" error for a saved tensor
+    written in place since it was saved. Inside ``pack_hook``,
+    :func:`current_saved_tensor` describes the saved tensor whose save packs
+    the buffer. Pairs nested inside with ``compose=True`` run per saved tensor
+    before it; pairs it composes with run once per buffer. A small view of a
+    large buffer costs the whole buffer.
+
+    >>> import npgrad as torch
+    >>> packed = []
+    >>> def pack(t):
+    ...     packed.append(tuple(t.shape))
+    ...     return t.numpy().copy()
+    >>> x = torch.ones(2, 6, requires_grad=True)
+    >>> with torch.autograd.graph.saved_tensors_hooks(pack, torch.from_numpy, dedup=True):
+    ...     qkv = x * 2
+    ...     q, k, v = qkv.chunk(3, dim=1)  # three views of one buffer
+    ...     y = (q * k * v).sum()  # saves q, k, v, and q * k
+    >>> packed  # q, k, v share one pack; q * k is a buffer of its own
+    [(2, 6), (2, 2)]
+    >>> y.backward()
+    >>> x.grad
+    tensor([[8., 8., 8., 8., 8., 8.],
+            [8., 8., 8., 8., 8., 8.]])
     """
 
     def __init__(
@@ -362,6 +395,7 @@ class saved_tensors_hooks:
         *,
         compose: bool = False,
         prefetch: Callable[[Any], object] | None = None,
+        dedup: bool = False,
     ) -> None:
         if prefetch is not None and not callable(prefetch):
             raise TypeError(f"saved_tensors_hooks: prefetch must be callable or None, not {type(prefetch).__name__}")
@@ -369,11 +403,12 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
         self.compose = bool(compose)
         self.prefetch = prefetch
+        self.dedup = bool(dedup)
 
     def __enter__(self) -> None:
-        if self.compose or self.prefetch is not None:
+        if self.compose or self.prefetch is not None or self.dedup:
             _C._autograd._push_saved_tensors_hooks_with_options(
-                self.pack_hook, self.unpack_hook, compose=self.compose, prefetch=self.prefetch
+                self.pack_hook, self.unpack_hook, compose=self.compose, prefetch=self.prefetch, dedup=self.dedup
             )
         else:
             _C._autograd._push_saved_tensors_default_hooks(self.pack_hook, self.unpack_hook)
