@@ -4,6 +4,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/saved_tensor_context.h"
 #include "npgrad/util/error.h"
@@ -51,6 +52,9 @@ SavedVariable::SavedVariable(
   } else {
     data_ = detach(t);
   }
+  if (LockSavedTensors::is_enabled() && !t.impl()->is_wrapped_number) {
+    lock_ = std::make_unique<SavedLock>(data_);
+  }
 }
 
 void SavedVariable::save_metadata(const Tensor& t) {
@@ -76,8 +80,19 @@ SavedVariable& SavedVariable::operator=(SavedVariable&& other) {
     if (pack_pending_) {
       pack_where_placed();
     }
+    if (lock_ && !lock_->named()) {
+      name_lock_where_placed();
+    }
   }
   return *this;
+}
+
+void SavedVariable::name_lock_where_placed() {
+  std::shared_ptr<Node> node;
+  std::string name;
+  if (find_saved_owner(this, node, name)) {
+    lock_->set_node_name(node->name());
+  }
 }
 
 void SavedVariable::pack_where_placed() {
@@ -158,6 +173,7 @@ void SavedVariable::register_hooks(
   set_hooks_and_pack_data(
       std::move(hooks), data_, std::move(node), std::move(name));
   data_ = Tensor();
+  lock_.reset();
 }
 
 bool SavedVariable::describe(SavedTensorDescription& out) const {
@@ -191,6 +207,9 @@ SavedVariableList& SavedVariableList::operator=(SavedVariableList&& other) {
   items = std::move(other.items);
   released = other.released;
   for (SavedVariable& item : items) {
+    if (item.lock_ && !item.lock_->named()) {
+      item.name_lock_where_placed();
+    }
     if (item.pack_is_pending()) {
       std::shared_ptr<Node> node;
       std::string name;
@@ -269,7 +288,8 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
         saved_version_,
         " instead. ",
         AnomalyMode::is_enabled() ? messages::kAnomalyHintEnabled
-                                  : messages::kAnomalyHint));
+                                  : messages::kAnomalyHint,
+        mutation_provenance(*data_.impl()->version_counter, saved_version_)));
   }
   if (saved_original_) {
     return data_;
@@ -285,6 +305,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
 
 void SavedVariable::reset_data() {
   pack_pending_ = false;
+  lock_.reset();
   data_ = Tensor();
   hooks_.reset();
   grad_fn_.reset();

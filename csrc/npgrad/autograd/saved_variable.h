@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "npgrad/autograd/edge.h"
+#include "npgrad/autograd/saved_tensor_lock.h"
 #include "npgrad/autograd/saved_variable_hooks.h"
 #include "npgrad/tensor/tensor.h"
 
@@ -40,6 +41,9 @@ struct SavedVariableFields {
   std::weak_ptr<Node> weak_grad_fn_;  // is_inplace_on_view only
   bool is_inplace_on_view_ = false;
   std::unique_ptr<SavedVariableHooks> hooks_;
+  // Saved under lock_saved_tensors(): holds data_'s storage locked
+  // (Note [lock_saved_tensors]).
+  std::unique_ptr<SavedLock> lock_;
 };
 
 /// A saved tensor as saved_tensors() describes it, read without unpacking.
@@ -120,6 +124,10 @@ class SavedVariable : private SavedVariableFields {
       std::string name);
   /// After a move into its place: packs with the owner found there.
   void pack_where_placed();
+  /// After a move into its place: tells the lock the owner's name.
+  void name_lock_where_placed();
+
+  friend struct SavedVariableList;
 };
 
 /// A saved list of tensors (torch's `std::vector<SavedVariable> x_` with its
