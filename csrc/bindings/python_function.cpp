@@ -195,6 +195,7 @@ py::object function_apply(
     // told its node and name (Note [Pack-hook context]).
     try {
       for (std::size_t k = 0; k < base.saved_variables.size(); ++k) {
+        base.saved_variables[k].name_lock(node->name());
         if (base.saved_variables[k].pack_is_pending()) {
           base.saved_variables[k].pack_pending(
               node, "saved_tensors[" + std::to_string(k) + "]");

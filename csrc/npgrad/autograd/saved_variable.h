@@ -101,6 +101,13 @@ class SavedVariable : private SavedVariableFields {
   /// as its context. On error the SavedVariable is left undefined.
   void pack_pending(std::shared_ptr<Node> node, std::string name);
   bool pack_is_pending() const { return pack_pending_; }
+  /// Names the node holding a save made under lock_saved_tensors(), where
+  /// the owner is known without looking (a custom Function's ctx).
+  void name_lock(const std::string& node_name) {
+    if (lock_) {
+      lock_->set_node_name(node_name);
+    }
+  }
   /// What saved_tensors() reports; false when nothing is held (undefined,
   /// released) or the value is a Python number, never packed nor a tensor
   /// in torch's saved state.
