@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from oracle import AGAINST_TORCH
+from oracle import AGAINST_TORCH, run_in_threads
 
 pytestmark = pytest.mark.skipif(AGAINST_TORCH, reason="npgrad's own addition to the in-place error")
 
@@ -197,3 +197,18 @@ def test_engine_usable_after_the_error(ng):
         a = ng.tensor([0.5, 1.0], requires_grad=True)
         a.exp().sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), np.exp([0.5, 1.0]), rtol=1e-6)
+
+
+def test_threads(ng):
+    def work(i: int) -> None:
+        for _ in range(5):
+            a = ng.tensor([0.5, float(i)], requires_grad=True)
+            b = a.exp()
+            lineno = line() + 1
+            b.add_(i)
+            with pytest.raises(RuntimeError) as info:
+                b.sum().backward()
+            assert str(info.value).endswith(f"by add_ at {where(lineno, 'work')}")
+
+    with anomaly(ng):
+        run_in_threads(work, 8)

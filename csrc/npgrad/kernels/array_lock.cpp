@@ -33,6 +33,9 @@ void lock_storage(const Tensor& t, const void* holder) {
 }
 
 void unlock_storage(VersionCounter& counter, const void* holder) {
+  if (!Py_IsInitialized()) {
+    return;  // interpreter gone at process exit: nothing to restore
+  }
   GilGuard gil;
   if (!counter.lock) {
     return;
