@@ -337,7 +337,8 @@ def test_modified_saved_tensor_under_anomaly_mode(ng):
             z.sum().backward()
     error = str(info.value)
     assert MODIFIED in error
-    assert error.endswith(ANOMALY_HINT)
+    # npgrad appends where the write happened (test_mutation_provenance.py).
+    assert error.split("\n")[0].endswith(ANOMALY_HINT)
     (message,) = messages
     assert message.startswith(f"Error detected in SinBackward0. {TRACEBACK_OF_FORWARD}\n")
     assert _frame(line) in message and "z = y.sin()" in message

@@ -4,7 +4,9 @@
 #include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_task.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_tensor_lock.h"
 #include "npgrad/autograd/saved_variable_hooks.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
@@ -73,6 +75,26 @@ struct PyAnomalyHandler final : autograd::AnomalyHandler {
                                          : py::object();
     }
   }
+  std::string user_frame() override {
+    py::gil_scoped_acquire gil;
+    PyObject* current = reinterpret_cast<PyObject*>(PyEval_GetFrame());
+    py::object frame = current ? py::reinterpret_borrow<py::object>(current)
+                               : py::object(py::none());
+    while (!frame.is_none()) {
+      std::string module =
+          py::str(frame.attr("f_globals").attr("get")("__name__", ""));
+      if (module != "npgrad" && module.rfind("npgrad.", 0) != 0) {
+        py::object code = frame.attr("f_code");
+        return "File \"" +
+               py::str(code.attr("co_filename")).cast<std::string>() +
+               "\", line " +
+               py::str(frame.attr("f_lineno")).cast<std::string>() + ", in " +
+               py::str(code.attr("co_name")).cast<std::string>();
+      }
+      frame = frame.attr("f_back");
+    }
+    return {};
+  }
 };
 
 // torch's argument parser on a bool argument: only True and False.
@@ -107,6 +129,15 @@ void bind_modes(py::module_& m) {
       },
       py::arg("enabled"),
       py::arg("check_nan") = true);
+  // Note [lock_saved_tensors]; returns the previous state (thread-local).
+  m.def("_set_lock_saved_tensors", [](bool enabled) {
+    bool previous = autograd::LockSavedTensors::is_enabled();
+    autograd::LockSavedTensors::set_enabled(enabled);
+    return previous;
+  });
+  m.def(
+      "_is_lock_saved_tensors_enabled",
+      &autograd::LockSavedTensors::is_enabled);
   using autograd::GradMode;
   m.def("is_grad_enabled", &GradMode::is_enabled);
   m.def("is_inference_mode_enabled", &InferenceMode::is_enabled);
@@ -151,7 +182,7 @@ void bind_modes(py::module_& m) {
           is_tensor(t),
           "increment_version expects each element of the iterable to be a "
           "tensor");
-      t.cast<Tensor>().bump_version();
+      autograd::bump_version(t.cast<Tensor>(), "increment_version");
     }
   });
   bind_multi_grad_state(m);

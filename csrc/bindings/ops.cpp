@@ -2,6 +2,7 @@
 // argument conventions (Python numbers as operands, *shape varargs, dim=).
 #include "npgrad/ops/ops.h"
 #include <tuple>
+#include "npgrad/autograd/mutation_provenance.h"
 
 #include "bindings.h"
 #include "npgrad/autograd/autograd_meta.h"
@@ -608,6 +609,8 @@ void setitem(const Tensor& self, py::handle key, py::handle value) {
   // The destination view is recorded like any view (in the current grad
   // mode), so writing through it rebases self's history (CopySlices).
   Indexed ix = apply_slicing(self, key, false);
+  // Note [Mutation provenance]: the user wrote t[key] = v.
+  autograd::MutationOpScope op("__setitem__");
   if (ix.has_advanced) {
     while (!ix.advanced.empty() && !ix.advanced.back().defined()) {
       ix.advanced.pop_back();

@@ -11,6 +11,7 @@
 #include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
@@ -128,7 +129,7 @@ py::object function_apply(
             "a leaf Variable that requires grad has been used in an in-place "
             "operation.");
       }
-      t.bump_version();
+      autograd::bump_version(t, "mark_dirty");
       if (differentiable) {
         autograd::rebase_history(t, node);
         wrapped.append(py::cast(t));
@@ -194,6 +195,7 @@ py::object function_apply(
     // told its node and name (Note [Pack-hook context]).
     try {
       for (std::size_t k = 0; k < base.saved_variables.size(); ++k) {
+        base.saved_variables[k].name_lock(node->name());
         if (base.saved_variables[k].pack_is_pending()) {
           base.saved_variables[k].pack_pending(
               node, "saved_tensors[" + std::to_string(k) + "]");

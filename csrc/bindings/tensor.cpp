@@ -321,7 +321,13 @@ void bind_tensor(py::module_& m) {
               NPGRAD_CHECK(
                   !autograd::requires_grad(self), messages::kNumpyRequiresGrad);
             }
-            return array_of(self).attr("view")();
+            py::object view = array_of(self).attr("view")();
+            // Note [lock_saved_tensors]: read-only while a save holds any
+            // alias's storage.
+            if (self.impl()->version_counter->saved_locks.load() != 0) {
+              view.attr("flags").attr("writeable") = false;
+            }
+            return view;
           },
           py::arg("force") = false)
       .def_property_readonly(

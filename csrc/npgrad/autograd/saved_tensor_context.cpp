@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "npgrad/autograd/node.h"
+#include "npgrad/autograd/saved_tensor_lock.h"
 #include "npgrad/autograd/saved_variable_hooks.h"
 
 namespace npgrad::autograd {
@@ -74,7 +75,7 @@ SavedTensorContextScope::~SavedTensorContextScope() {
 }
 
 void note_new_node(Node& node) {
-  if (!SavedTensorDefaultHooks::active()) {
+  if (!SavedTensorDefaultHooks::active() && !LockSavedTensors::is_enabled()) {
     return;
   }
   recent.nodes[recent.next] = node.weak_from_this();

@@ -4,6 +4,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/saved_tensor_context.h"
 #include "npgrad/util/error.h"
@@ -51,6 +52,9 @@ SavedVariable::SavedVariable(
   } else {
     data_ = detach(t);
   }
+  if (LockSavedTensors::is_enabled() && !t.impl()->is_wrapped_number) {
+    lock_ = std::make_unique<SavedLock>(data_);
+  }
 }
 
 void SavedVariable::save_metadata(const Tensor& t) {
@@ -76,8 +80,19 @@ SavedVariable& SavedVariable::operator=(SavedVariable&& other) {
     if (pack_pending_) {
       pack_where_placed();
     }
+    if (lock_ && !lock_->named()) {
+      name_lock_where_placed();
+    }
   }
   return *this;
+}
+
+void SavedVariable::name_lock_where_placed() {
+  std::shared_ptr<Node> node;
+  std::string name;
+  if (find_saved_owner(this, node, name)) {
+    lock_->set_node_name(node->name());
+  }
 }
 
 void SavedVariable::pack_where_placed() {
@@ -158,6 +173,7 @@ void SavedVariable::register_hooks(
   set_hooks_and_pack_data(
       std::move(hooks), data_, std::move(node), std::move(name));
   data_ = Tensor();
+  lock_.reset();
 }
 
 bool SavedVariable::describe(SavedTensorDescription& out) const {
@@ -191,6 +207,9 @@ SavedVariableList& SavedVariableList::operator=(SavedVariableList&& other) {
   items = std::move(other.items);
   released = other.released;
   for (SavedVariable& item : items) {
+    if (item.lock_ && !item.lock_->named()) {
+      item.name_lock_where_placed();
+    }
     if (item.pack_is_pending()) {
       std::shared_ptr<Node> node;
       std::string name;
@@ -216,7 +235,7 @@ std::shared_ptr<Node> SavedVariable::output_grad_fn(
 void SavedVariable::throw_modified_by_inplace(
     ScalarType dtype,
     const Shape& sizes,
-    uint32_t current_version,
+    const VersionCounter& counter,
     const Node* fn) const {
   std::string which;
   if (fn) {
@@ -232,12 +251,13 @@ void SavedVariable::throw_modified_by_inplace(
       "]",
       which,
       " is at version ",
-      current_version,
+      counter.version.load(),
       "; expected version ",
       saved_version_,
       " instead. ",
       AnomalyMode::is_enabled() ? messages::kAnomalyHintEnabled
-                                : messages::kAnomalyHint));
+                                : messages::kAnomalyHint,
+      mutation_provenance(counter, saved_version_)));
 }
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
@@ -256,7 +276,10 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
       uint32_t current = hooks_->packed_storage->version.load();
       if (current != saved_version_) {
         throw_modified_by_inplace(
-            hooks_->packed_dtype, hooks_->packed_sizes, current, fn.get());
+            hooks_->packed_dtype,
+            hooks_->packed_sizes,
+            *hooks_->packed_storage,
+            fn.get());
       }
     }
     Tensor data = hooks_->call_unpack_hook();
@@ -287,7 +310,10 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
       "`.detach()` instead");
   if (saved_version_ != data_.version()) {
     throw_modified_by_inplace(
-        data_.dtype(), data_.sizes(), data_.version(), fn.get());
+        data_.dtype(),
+        data_.sizes(),
+        *data_.impl()->version_counter,
+        fn.get());
   }
   if (saved_original_) {
     return data_;
@@ -303,6 +329,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
 
 void SavedVariable::reset_data() {
   pack_pending_ = false;
+  lock_.reset();
   data_ = Tensor();
   hooks_.reset();
   grad_fn_.reset();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "npgrad/autograd/edge.h"
+#include "npgrad/autograd/saved_tensor_lock.h"
 #include "npgrad/autograd/saved_variable_hooks.h"
 #include "npgrad/tensor/tensor.h"
 
@@ -40,6 +41,9 @@ struct SavedVariableFields {
   std::weak_ptr<Node> weak_grad_fn_;  // is_inplace_on_view only
   bool is_inplace_on_view_ = false;
   std::unique_ptr<SavedVariableHooks> hooks_;
+  // Saved under lock_saved_tensors(): holds data_'s storage locked
+  // (Note [lock_saved_tensors]).
+  std::unique_ptr<SavedLock> lock_;
 };
 
 /// A saved tensor as saved_tensors() describes it, read without unpacking.
@@ -97,6 +101,13 @@ class SavedVariable : private SavedVariableFields {
   /// as its context. On error the SavedVariable is left undefined.
   void pack_pending(std::shared_ptr<Node> node, std::string name);
   bool pack_is_pending() const { return pack_pending_; }
+  /// Names the node holding a save made under lock_saved_tensors(), where
+  /// the owner is known without looking (a custom Function's ctx).
+  void name_lock(const std::string& node_name) {
+    if (lock_) {
+      lock_->set_node_name(node_name);
+    }
+  }
   /// What saved_tensors() reports; false when nothing is held (undefined,
   /// released) or the value is a Python number, never packed nor a tensor
   /// in torch's saved state.
@@ -116,11 +127,12 @@ class SavedVariable : private SavedVariableFields {
 
  private:
   void save_metadata(const Tensor& t);
-  /// torch's "modified by an inplace operation" error for this tensor.
+  /// torch's "modified by an inplace operation" error for this tensor, with
+  /// the write that broke it under anomaly mode (mutation_provenance.h).
   [[noreturn]] void throw_modified_by_inplace(
       ScalarType dtype,
       const Shape& sizes,
-      uint32_t current_version,
+      const VersionCounter& counter,
       const Node* fn) const;
   std::shared_ptr<Node> output_grad_fn(
       const std::shared_ptr<Node>& saved_for) const;
@@ -131,6 +143,10 @@ class SavedVariable : private SavedVariableFields {
       std::string name);
   /// After a move into its place: packs with the owner found there.
   void pack_where_placed();
+  /// After a move into its place: tells the lock the owner's name.
+  void name_lock_where_placed();
+
+  friend struct SavedVariableList;
 };
 
 /// A saved list of tensors (torch's `std::vector<SavedVariable> x_` with its

@@ -290,7 +290,8 @@ Tensor view_as_strided(
     bstrides[i] = strides[i] * itemsize;
   }
   char* data = static_cast<char*>(a.data_ptr()) + offset * itemsize;
-  int flags = PyArray_FLAGS(arr(a)) & NPY_ARRAY_WRITEABLE;
+  int flags = (PyArray_FLAGS(arr(a)) & NPY_ARRAY_WRITEABLE) |
+              (made_read_only_by_lock(a) ? NPY_ARRAY_WRITEABLE : 0);
   PyObject* v = PyArray_NewFromDescr(
       &PyArray_Type,
       descr,

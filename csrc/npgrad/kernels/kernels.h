@@ -14,6 +14,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -214,6 +215,20 @@ std::optional<int64_t> first_outside(
     const Tensor& index, int64_t low, int64_t high);
 /// The positions of the nonzero elements: an int64 tensor (count, a.dim()).
 Tensor nonzero(const Tensor& a);
+
+/// Note [lock_saved_tensors] (autograd/saved_tensor_lock.h): `holder` locks
+/// t's storage: t's ndarray and its bases become read-only (those that were
+/// writeable), until the last holder unlocks it, which restores them.
+void lock_storage(const Tensor& t, const void* holder);
+void unlock_storage(VersionCounter& counter, const void* holder);
+/// The name of the node whose save is `holder`, for the in-place error.
+void name_lock_holder(
+    VersionCounter& counter, const void* holder, const std::string& name);
+/// The holders' node names, oldest first ("" where not known).
+std::vector<std::string> lock_holder_names(const VersionCounter& counter);
+/// t's ndarray is read-only only because of a lock (GIL held): views npgrad
+/// makes of it are writeable, so that they are not read-only for good.
+bool made_read_only_by_lock(const Tensor& t);
 
 /// True when t is the only owner of its data: nobody can observe an in-place
 /// write into it (used to steal or accumulate gradients in place).

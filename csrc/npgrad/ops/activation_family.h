@@ -371,7 +371,7 @@ void activation_(const Tensor& self, const ParamValues& p) {
     }
   }
   kernels::copy_into(self, detail::run_activation<Op>(self, p));
-  finish_inplace(self, node);
+  finish_inplace(self, node, inplace_name<Op>());
   if constexpr (from_result) {
     if (node) {
       node->saved_ = autograd::SavedVariable(self, true, self.is_view());

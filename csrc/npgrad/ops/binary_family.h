@@ -362,7 +362,7 @@ void bool_binary_(const Tensor& self, const Tensor& other) {
     }
   }
   kernels::copy_into(self, values);
-  finish_inplace(self, node);
+  finish_inplace(self, node, inplace_name<Op>());
 }
 
 /// The in-place form of a differentiable entry.
@@ -409,10 +409,10 @@ void differentiable_binary_(
     kernels::binary_out(Op::ufunc, self, operand, self);
   }
   if (number_node) {
-    finish_inplace(self, number_node);
+    finish_inplace(self, number_node, inplace_name<Op>());
     return;
   }
-  finish_inplace(self, node);
+  finish_inplace(self, node, inplace_name<Op>());
   if (reads & Operand::Result) {
     node->result_ = autograd::SavedVariable(self, true, self.is_view());
   }

@@ -186,7 +186,12 @@ void clamp_op_(const Tensor& self, const Tensor& min, const Tensor& max) {
     node = n;
   }
   kernels::copy_into(self, call.value());
-  finish_inplace(self, node);
+  finish_inplace(
+      self,
+      node,
+      S == ClampSide::Both  ? "clamp_"
+      : S == ClampSide::Min ? "clamp_min_"
+                            : "clamp_max_");
 }
 
 // A bound given as a C++ double: an integral value is an int, as the Python

@@ -41,6 +41,7 @@ template <typename MakeNode, typename Write>
 Tensor write_into_node(
     const Tensor& self,
     bool inplace,
+    const char* op,
     std::initializer_list<const Tensor*> inputs,
     MakeNode make,
     Write write) {
@@ -56,7 +57,7 @@ Tensor write_into_node(
   Tensor out = inplace ? self : kernels::cast(self, self.dtype());
   write(out);
   if (inplace) {
-    finish_inplace(self, node);
+    finish_inplace(self, node, op);
   } else if (node) {
     set_history(out, node);
   }
@@ -290,11 +291,12 @@ Tensor scatter(
   };
   if (src.impl()->is_wrapped_number) {
     check_scatter_gather("scatter", self, d, index, nullptr, false);
-    return write_into<ScatterBackward1>(self, inplace, {&self}, save, write);
+    return write_into<ScatterBackward1>(
+        self, inplace, "scatter_", {&self}, save, write);
   }
   check_scatter_gather("scatter", self, d, index, &src, false);
   return write_into<ScatterBackward0>(
-      self, inplace, {&self, &src}, save, write);
+      self, inplace, "scatter_", {&self, &src}, save, write);
 }
 
 Tensor scatter(
@@ -422,7 +424,7 @@ Tensor scatter_reduce(
     }
   }
   if (inplace) {
-    finish_inplace(self, node);
+    finish_inplace(self, node, "scatter_reduce_");
   } else if (node) {
     set_history(out, node);
   }
@@ -443,6 +445,7 @@ Tensor scatter_add(
   return write_into<ScatterAddBackward0>(
       self,
       inplace,
+      "scatter_add_",
       {&self, &src},
       [&](DimIndexNode& n) {
         n.dim = dim;
@@ -684,6 +687,7 @@ Tensor index_add(
   return write_into<IndexAddBackward0>(
       self,
       inplace,
+      "index_add_",
       {&self, &source},
       [&](IndexAddBackward0& n) {
         n.dim = dim;
@@ -717,6 +721,7 @@ Tensor index_copy(
   return write_into<IndexCopyBackward0>(
       self,
       inplace,
+      "index_copy_",
       {&self, &source},
       [&](IndexCopyBackward0& n) {
         n.dim = dim;
@@ -785,6 +790,7 @@ Tensor masked_scatter(
   return write_into<MaskedScatterBackward0>(
       target,
       inplace,
+      "masked_scatter_",
       {&self, &source},
       [&](MaskedScatterBackward0& node) {
         node.mask_ = SavedVariable(mask, false);
@@ -863,6 +869,7 @@ Tensor put(
   return write_into<IndexPutBackward0>(
       self,
       inplace,
+      "index_put_",
       {&self, &values},
       [&](IndexPutBackward0& n) {
         n.accumulate = accumulate;

@@ -12,8 +12,10 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
+#include "npgrad/autograd/saved_tensor_lock.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
@@ -49,6 +51,8 @@ void check_inplace(
   NPGRAD_CHECK(
       !self.impl()->is_inference || InferenceMode::is_enabled(),
       messages::kInferenceInplace);
+  // Note [lock_saved_tensors]: before anything is written.
+  check_not_locked(self);
   if (inplace_observer) {
     inplace_observer(self);
   }
@@ -155,8 +159,9 @@ SavedVariable save_original(const Tensor& self) {
   return SavedVariable(clone(self), false);
 }
 
-void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
-  self.bump_version();
+void finish_inplace(
+    const Tensor& self, const std::shared_ptr<Node>& node, const char* op) {
+  bump_version(self, op);
   if (node) {
     rebase_history(self, node);
   }
@@ -190,7 +195,7 @@ void zero_(const Tensor& self) {
     node = make_inplace_node<ZeroBackward0>({&self});
   }
   kernels::fill(self, 0);
-  finish_inplace(self, node);
+  finish_inplace(self, node, "zero_");
 }
 
 void fill_(const Tensor& self, double value) {
@@ -203,7 +208,7 @@ void fill_(const Tensor& self, double value) {
     node = n;
   }
   kernels::fill(self, value);
-  finish_inplace(self, node);
+  finish_inplace(self, node, "fill_");
 }
 
 namespace {
@@ -272,7 +277,7 @@ void fill_(const Tensor& self, const Tensor& value) {
     node = make_inplace_node<FillBackward3>({&self, &value});
   }
   kernels::fill(self, kernels::item(value));
-  finish_inplace(self, node);
+  finish_inplace(self, node, "fill_");
 }
 
 void copy_(const Tensor& self, const Tensor& src) {
@@ -288,7 +293,7 @@ void copy_(const Tensor& self, const Tensor& src) {
         self.strides() == src.strides() && self.dtype() == src.dtype())) {
     kernels::copy_into(self, src);
   }
-  finish_inplace(self, node);
+  finish_inplace(self, node, "copy_");
 }
 
 void triu_(const Tensor& self, int64_t diagonal, bool upper) {
@@ -310,7 +315,7 @@ void triu_(const Tensor& self, int64_t diagonal, bool upper) {
     node = n;
   }
   kernels::copy_into(self, values);
-  finish_inplace(self, node);
+  finish_inplace(self, node, upper ? "triu_" : "tril_");
 }
 
 void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
@@ -331,7 +336,7 @@ void masked_fill_(const Tensor& self, const Tensor& mask, const Tensor& value) {
     node = n;
   }
   kernels::copy_into(self, kernels::where(mask, value, self, self.dtype()));
-  finish_inplace(self, node);
+  finish_inplace(self, node, "masked_fill_");
 }
 
 void nan_to_num_(
@@ -348,7 +353,7 @@ void nan_to_num_(
     node = n;
   }
   kernels::copy_into(self, nan_to_num_values(self, nan, posinf, neginf));
-  finish_inplace(self, node);
+  finish_inplace(self, node, "nan_to_num_");
 }
 
 void pow_(const Tensor& self, const Tensor& exponent) {
@@ -378,7 +383,7 @@ void pow_(const Tensor& self, const Tensor& exponent) {
     node = tensor_node;
   }
   kernels::copy_into(self, values);
-  finish_inplace(self, node);
+  finish_inplace(self, node, "pow_");
   if (tensor_node) {
     tensor_node->result_ = SavedVariable(self, true, self.is_view());
   }
@@ -398,7 +403,7 @@ void sgn_(const Tensor& self) {
     node->self_ = save_original(self);
   }
   kernels::copy_into(self, values);
-  finish_inplace(self, node);
+  finish_inplace(self, node, "sgn_");
   if (node) {
     node->result_ = SavedVariable(self, true, self.is_view());
   }

@@ -331,7 +331,8 @@ void add_product_(
     const Tensor& a,
     const Tensor& b,
     double beta,
-    double alpha) {
+    double alpha,
+    const char* op) {
   Op::check(self, a, b);
   check_inplace_shape(self, Op::sizes(a, b));
   bool requires_grad = compute_requires_grad({&self, &a, &b});
@@ -341,7 +342,7 @@ void add_product_(
     node = product_node<Op>(self, a, b, beta, alpha);
   }
   kernels::copy_into(self, scaled_product(&self, a, b, beta, alpha));
-  finish_inplace(self, node);
+  finish_inplace(self, node, op);
 }
 
 /// torch's should_fold: whether matmul of a >= 3-D operand and a 1-D or 2-D
@@ -524,22 +525,22 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
   return product<MvBackward0>(mat, vec);
 }
 
-#define NPGRAD_PRODUCT_WITH_INPUT(name, Op)          \
-  Tensor name(                                       \
-      const Tensor& self,                            \
-      const Tensor& a,                               \
-      const Tensor& b,                               \
-      double beta,                                   \
-      double alpha) {                                \
-    return add_product<Op>(self, a, b, beta, alpha); \
-  }                                                  \
-  void name##_(                                      \
-      const Tensor& self,                            \
-      const Tensor& a,                               \
-      const Tensor& b,                               \
-      double beta,                                   \
-      double alpha) {                                \
-    add_product_<Op>(self, a, b, beta, alpha);       \
+#define NPGRAD_PRODUCT_WITH_INPUT(name, Op)               \
+  Tensor name(                                            \
+      const Tensor& self,                                 \
+      const Tensor& a,                                    \
+      const Tensor& b,                                    \
+      double beta,                                        \
+      double alpha) {                                     \
+    return add_product<Op>(self, a, b, beta, alpha);      \
+  }                                                       \
+  void name##_(                                           \
+      const Tensor& self,                                 \
+      const Tensor& a,                                    \
+      const Tensor& b,                                    \
+      double beta,                                        \
+      double alpha) {                                     \
+    add_product_<Op>(self, a, b, beta, alpha, #name "_"); \
   }
 NPGRAD_PRODUCT_WITH_INPUT(addmm, Addmm)
 NPGRAD_PRODUCT_WITH_INPUT(baddbmm, Baddbmm)

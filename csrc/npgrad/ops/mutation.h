@@ -3,6 +3,7 @@
 // defined outside inplace.cpp (the op tables' `name_` forms).
 
 #include <memory>
+#include <string>
 
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/saved_variable.h"
@@ -30,7 +31,18 @@ void check_castable(
 /// that a double backward flows through it to self's history.
 autograd::SavedVariable save_original(const Tensor& self);
 /// Steps (4) and (5): bump the version, rebase self's history onto node.
+/// `op` is the in-place op's name ("add_"), recorded under anomaly mode
+/// (Note [Mutation provenance]).
 void finish_inplace(
-    const Tensor& self, const std::shared_ptr<autograd::Node>& node);
+    const Tensor& self,
+    const std::shared_ptr<autograd::Node>& node,
+    const char* op);
+
+/// An op table entry's in-place name: Op::name + "_".
+template <typename Op>
+const char* inplace_name() {
+  static const std::string name = std::string(Op::name) + "_";
+  return name.c_str();
+}
 
 }  // namespace npgrad::ops

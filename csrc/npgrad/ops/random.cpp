@@ -2,6 +2,10 @@
 // generator's NumPy bit generator (npgrad/_generator.py); here they are
 // written into a tensor (the in-place fills, through the mutation path) or
 // wrapped as a result, under torch's zero-gradient nodes (copy_nodes.h).
+#include <cctype>
+#include <string>
+
+#include "npgrad/autograd/anomaly_mode.h"
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
@@ -13,6 +17,23 @@
 namespace npgrad::ops {
 
 using namespace npgrad::autograd;
+
+namespace {
+
+// The fill's op name from its node's ("NormalBackward0" -> "normal_"), for
+// Note [Mutation provenance]; only needed under anomaly mode.
+std::string random_fill_op(const std::string& node_name) {
+  if (!AnomalyMode::is_enabled()) {
+    return {};
+  }
+  std::string op = node_name.substr(0, node_name.find("Backward"));
+  for (char& c : op) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return op + "_";
+}
+
+}  // namespace
 
 void random_fill_(
     const Tensor& self,
@@ -30,7 +51,7 @@ void random_fill_(
     node = n;
   }
   kernels::copy_into(self, values);
-  finish_inplace(self, node);
+  finish_inplace(self, node, random_fill_op(node_name).c_str());
 }
 
 Tensor record_random(

@@ -84,7 +84,7 @@ void scan_(
         self, dim, is_prod, is_prod ? save_original(self) : SavedVariable());
   }
   kernels::copy_into(self, scan_values(self, d, dt, is_prod));
-  finish_inplace(self, node);
+  finish_inplace(self, node, is_prod ? "cumprod_" : "cumsum_");
   if (node && is_prod) {
     static_cast<CumprodBackward0&>(*node).result_ =
         SavedVariable(self, true, self.is_view());

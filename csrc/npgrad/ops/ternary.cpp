@@ -206,7 +206,7 @@ void addc_(
     save_addc(*node, tensor1, tensor2, value, divide);
   }
   kernels::copy_into(self, result);
-  finish_inplace(self, node);
+  finish_inplace(self, node, divide ? "addcdiv_" : "addcmul_");
 }
 
 }  // namespace
@@ -246,7 +246,7 @@ void lerp_(const Tensor& self, const Tensor& end, double weight) {
     node->weight = weight;
   }
   kernels::copy_into(self, lerp_value(self, end, weight));
-  finish_inplace(self, node);
+  finish_inplace(self, node, "lerp_");
 }
 
 void lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
@@ -266,7 +266,7 @@ void lerp_(const Tensor& self, const Tensor& end, const Tensor& weight) {
     }
   }
   kernels::copy_into(self, lerp_value(self, end, weight));
-  finish_inplace(self, node);
+  finish_inplace(self, node, "lerp_");
 }
 
 Tensor addcmul(

@@ -165,7 +165,7 @@ void unary_(const Tensor& self) {
   } else {
     kernels::copy_into(self, Op::kernel(self, self.dtype()));
   }
-  finish_inplace(self, node);
+  finish_inplace(self, node, inplace_name<Op>());
   if constexpr (differentiable) {
     if constexpr (Op::saves == Saves::Result) {
       if (node) {

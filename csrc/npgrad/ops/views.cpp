@@ -6,6 +6,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/graph_recording.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/autograd/nodes/view_nodes.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
@@ -968,7 +969,8 @@ Tensor as_strided_backward(
 namespace {
 
 template <typename NodeT, typename ViewFn, typename SaveFn>
-void inplace_view(const Tensor& self, ViewFn compute_view, SaveFn save) {
+void inplace_view(
+    const Tensor& self, const char* op, ViewFn compute_view, SaveFn save) {
   const bool record = compute_requires_grad({&self});
   check_inplace(self, record, /*allow_overlap=*/true);
   Tensor view;
@@ -988,7 +990,7 @@ void inplace_view(const Tensor& self, ViewFn compute_view, SaveFn save) {
   dst->data = src->data;
   dst->sizes = src->sizes;
   dst->strides = src->strides;
-  self.bump_version();
+  autograd::bump_version(self, op);
   if (node) {
     AutogradMeta& meta = materialize_autograd_meta(self);
     std::shared_ptr<Node> old_fn = meta.grad_fn;
@@ -1009,12 +1011,13 @@ void t_(const Tensor& self) {
       self.dim(),
       "D");
   inplace_view<TBackward1>(
-      self, [](const Tensor& a) { return t(a); }, [](TBackward1&) {});
+      self, "t_", [](const Tensor& a) { return t(a); }, [](TBackward1&) {});
 }
 
 void transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
   inplace_view<TransposeBackward1>(
       self,
+      "transpose_",
       [&](const Tensor& a) { return transpose(a, dim0, dim1); },
       [&](TransposeBackward1& node) {
         node.dim0 = dim0;
@@ -1026,6 +1029,7 @@ void squeeze_(const Tensor& self) {
   const Shape sizes = self.sizes();
   inplace_view<SqueezeBackward3>(
       self,
+      "squeeze_",
       [](const Tensor& a) { return squeeze(a); },
       [&](SqueezeBackward3& node) { node.self_sizes = sizes; });
 }
@@ -1034,6 +1038,7 @@ void squeeze_(const Tensor& self, int64_t dim) {
   const Shape sizes = self.sizes();
   inplace_view<SqueezeBackward4>(
       self,
+      "squeeze_",
       [&](const Tensor& a) { return squeeze(a, dim); },
       [&](SqueezeBackward4& node) {
         node.dims = {dim};
@@ -1045,6 +1050,7 @@ void squeeze_(const Tensor& self, const std::vector<int64_t>& dims) {
   const Shape sizes = self.sizes();
   inplace_view<SqueezeBackward5>(
       self,
+      "squeeze_",
       [&](const Tensor& a) { return squeeze(a, dims); },
       [&](SqueezeBackward5& node) {
         node.dims = Shape(dims.begin(), dims.end());
@@ -1055,6 +1061,7 @@ void squeeze_(const Tensor& self, const std::vector<int64_t>& dims) {
 void unsqueeze_(const Tensor& self, int64_t dim) {
   inplace_view<UnsqueezeBackward1>(
       self,
+      "unsqueeze_",
       [&](const Tensor& a) { return unsqueeze(a, dim); },
       [&](UnsqueezeBackward1& node) { node.dim = dim; });
 }

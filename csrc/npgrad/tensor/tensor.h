@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "npgrad/tensor/dtype.h"
@@ -58,9 +59,34 @@ class ArrayHandle {
   void* obj_ = nullptr;
 };
 
+/// One write recorded under anomaly mode (Note [Mutation provenance] in
+/// autograd/mutation_provenance.h): the version it produced, the op, and the
+/// user's frame that called it.
+struct MutationRecord {
+  uint32_t version = 0;
+  std::string op;
+  std::string where;  // File "x.py", line 12, in f
+};
+
+/// The storage's state while saves made under lock_saved_tensors() hold it
+/// (Note [lock_saved_tensors] in autograd/saved_tensor_lock.h); read and
+/// changed with the GIL held.
+struct BufferLock {
+  /// The ndarrays made read-only by the lock (they were writeable).
+  std::vector<ArrayHandle> made_read_only;
+  /// The saves holding the lock, oldest first, with their node's name.
+  std::vector<std::pair<const void*, std::string>> holders;
+};
+
 /// One counter per storage-aliasing family: a base, its views and detach()es.
 struct VersionCounter {
   std::atomic<uint32_t> version{0};
+  /// Saves under lock_saved_tensors() holding this storage (the in-place
+  /// ops' fast check); `lock` has the details.
+  std::atomic<uint32_t> saved_locks{0};
+  std::unique_ptr<BufferLock> lock;
+  /// The last writes, under anomaly mode only (null otherwise).
+  std::unique_ptr<std::vector<MutationRecord>> mutations;
 };
 
 /// How a view was made; decides whether in-place ops through it are allowed

@@ -3,7 +3,8 @@
 Everything in ``torch.autograd.graph.__all__``, with torch's semantics, and
 npgrad's own additions (torch has none): ``current_saved_tensor`` (what a pack
 hook is packing), ``saved_tensors`` and ``saved_tensors_summary`` (what a
-graph's nodes have saved), with ``SavedTensorInfo``. The
+graph's nodes have saved), with ``SavedTensorInfo``, and
+``lock_saved_tensors`` (saved buffers read-only while saved). The
 per-node and per-tensor work (running hooks, packing and unpacking saved
 tensors, intercepting in-place writes) is native; this module holds the
 context managers and the small amount of bookkeeping torch also keeps in
@@ -45,6 +46,7 @@ __all__ = [
     "current_saved_tensor",
     "saved_tensors",
     "saved_tensors_summary",
+    "lock_saved_tensors",
 ]
 
 log = logging.getLogger(__name__)
@@ -466,6 +468,51 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
             _C._autograd._saved_tensors_hooks_enable()
         else:
             _C._autograd._saved_tensors_hooks_disable(maybe_prev_message)
+
+
+class lock_saved_tensors:
+    """Locks the memory of every tensor saved for backward in its scope
+    (npgrad's own; torch has none, and cannot lock its storage).
+
+    While a tensor saved under it is still saved, nothing may write its
+    memory: an npgrad in-place op on it, or on any view or ``detach()`` of it,
+    raises a ``RuntimeError`` at the write, naming the node that saved it, and
+    leaves the tensor and its version unchanged; its NumPy array is read-only,
+    so a NumPy write through ``t.numpy()`` raises NumPy's "assignment
+    destination is read-only". Without the lock such a write goes unnoticed
+    until backward fails (or, for a write through NumPy, which does not bump
+    the version, computes a wrong gradient).
+
+    The lock ends when the graph lets the tensor go: after backward (unless
+    ``retain_graph=True``) or when the graph is freed. The array is then
+    writeable again, unless it was read-only before. Locks are counted per
+    buffer, so a buffer saved by several nodes is released by the last one.
+    Nestable; the mode is thread-local, like :class:`saved_tensors_hooks`.
+    A tensor packed by a default pack hook is not locked (the hook decides
+    what is kept). NumPy arrays obtained from another view of the buffer
+    before the lock stay writeable: NumPy cannot revoke that.
+
+    >>> import npgrad as torch
+    >>> w = torch.ones(3, requires_grad=True)
+    >>> x = torch.ones(3)
+    >>> with torch.autograd.graph.lock_saved_tensors():
+    ...     y = (w * x).sum()
+    >>> x.add_(1)
+    Traceback (most recent call last):
+    RuntimeError: This tensor, or a view of its memory, is saved by MulBackward0 under lock_saved_tensors() and cannot be modified in place until the graph releases it (after backward, or when the graph is freed)
+    >>> x.numpy()[0] = 5.0
+    Traceback (most recent call last):
+    ValueError: assignment destination is read-only
+    >>> y.backward()
+    >>> x.add_(1)
+    tensor([2., 2., 2.])
+    """
+
+    def __enter__(self) -> None:
+        self._previous = _C._set_lock_saved_tensors(True)
+
+    def __exit__(self, *args: object) -> None:
+        _C._set_lock_saved_tensors(self._previous)
 
 
 def _multi_grad_inner_hook(state: Any, idx: int) -> Callable[[Any], None]:

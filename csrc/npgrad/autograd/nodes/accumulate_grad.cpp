@@ -5,6 +5,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/cycle_collector.h"
 #include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/mutation_provenance.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
@@ -35,9 +36,13 @@ void accumulate_grad(const Tensor& variable, Tensor new_grad) {
     } else {
       grad = ops::clone(new_grad);
     }
-  } else if (!GradMode::is_enabled()) {
+  } else if (
+      !GradMode::is_enabled() &&
+      grad.impl()->version_counter->saved_locks.load() == 0) {
+    // A .grad saved under lock_saved_tensors() is replaced, not written
+    // (Note [lock_saved_tensors]).
     kernels::binary_out(kernels::Binary::Add, grad, new_grad, grad);
-    grad.bump_version();
+    bump_version(grad, "AccumulateGrad");
   } else {
     grad = ops::add(grad, new_grad);
   }
