@@ -69,12 +69,14 @@ template <typename NodeT, typename Save, typename Write>
 Tensor write_into(
     const Tensor& self,
     bool inplace,
+    const char* op,
     std::initializer_list<const Tensor*> inputs,
     Save save,
     Write write) {
   return write_into_node(
       self,
       inplace,
+      op,
       inputs,
       [&] {
         auto node = make_node<NodeT>();
@@ -317,7 +319,7 @@ Tensor scatter(
   if (index.numel() > 0) {
     check_in_range(index, d, nonempty_size(self, d));
   }
-  kernels::Binary op =
+  kernels::Binary combine =
       reduce == "add" ? kernels::Binary::Add : kernels::Binary::Mul;
   // torch has no derivative for this overload: its NotImplemented node,
   // named after the in-place or out-of-place op, raises at backward.
@@ -326,12 +328,12 @@ Tensor scatter(
         inplace ? "aten::scatter_" : "aten::scatter");
   };
   auto write = [&](const Tensor& out) {
-    scatter_kernel(out, d, index, src, op);
+    scatter_kernel(out, d, index, src, combine);
   };
   if (is_value) {
-    return write_into_node(self, inplace, {&self}, make, write);
+    return write_into_node(self, inplace, "scatter_", {&self}, make, write);
   }
-  return write_into_node(self, inplace, {&self, &src}, make, write);
+  return write_into_node(self, inplace, "scatter_", {&self, &src}, make, write);
 }
 
 namespace {
