@@ -253,6 +253,46 @@ def test_prod_with_dtype_gives_the_gradient_in_the_input_dtype():
 
 
 @pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x: x.mean(dtype=lib.float64),
+        lambda lib, x: x.mean(1, True, dtype=lib.float64),
+        lambda lib, x: lib.mean(x, (0, 1), dtype=lib.float64),
+        lambda lib, x: x.mean(0, dtype=lib.float16),
+    ],
+)
+def test_mean_with_dtype_matches_torch(call):
+    # torch's mean takes dtype= (the input is converted); the gradient comes
+    # back in the input's dtype.
+    def build(lib: Any) -> tuple[Any, Any, str]:
+        x = lib.tensor([[1.5, -2.25, 0.5], [2.0, 3.0, 7.0]], requires_grad=True)
+        out = call(lib, x)
+        out.sum().backward()
+        return out, x.grad, out.grad_fn.name()
+
+    got, expected = run_both(build)
+    assert_same_result(got[:2], expected[:2])
+    assert got[2] == expected[2]
+
+
+def test_mean_of_integers_with_a_floating_dtype_matches_torch():
+    got, expected = run_both(lambda lib: lib.tensor([[1, 2], [4, 7]]).mean(0, dtype=lib.float64))
+    assert_same_result(got, expected)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda lib: lib.ones(3).mean(dtype=lib.int64),
+        lambda lib: lib.tensor([1, 2]).mean(0, dtype=lib.bool),
+        lambda lib: lib.tensor([1, 2]).mean(),
+    ],
+)
+def test_mean_with_a_non_floating_dtype_is_torch_error(fn):
+    assert_same_error(fn, length=200)
+
+
+@pytest.mark.parametrize(
     "fn",
     [
         lambda lib, x: x.amax(5),

@@ -18,7 +18,8 @@
 //   dtype      the result dtype: Dtype::Input; Dtype::IntegersToInt64 (int
 //              and bool sum to int64, as torch's sum); Dtype::FloatOnly
 //              (torch's "could not infer output dtype" error for others,
-//              as mean's); Dtype::IntegersToFloat (float32, as logsumexp)
+//              as mean's; an integer input with a floating `dtype=` is
+//              fine); Dtype::IntegersToFloat (float32, as logsumexp)
 //   takes_dtype  whether the op takes torch's keyword `dtype=` (the result
 //              dtype; the input is converted)
 //   saves      what the node keeps, a mask of Saved::Dim (`_saved_dim`, as
@@ -96,12 +97,15 @@ template <typename Op>
 ScalarType reduction_dtype(
     const Tensor& input, std::optional<ScalarType> dtype) {
   if constexpr (Op::dtype == Dtype::FloatOnly) {
+    // torch checks the dtype= given, else the input's (an integer input
+    // with a floating dtype= is fine).
     NPGRAD_CHECK(
-        is_floating(input.dtype()),
+        is_floating(dtype.value_or(input.dtype())),
         Op::name,
-        "(): could not infer output dtype. Input dtype must be either a "
-        "floating point or complex dtype. Got: ",
-        scalar_type_name(input.dtype()));
+        "(): could not infer output dtype. ",
+        dtype ? "Optional" : "Input",
+        " dtype must be either a floating point or complex dtype. Got: ",
+        scalar_type_name(dtype.value_or(input.dtype())));
   }
   if (dtype) {
     return *dtype;

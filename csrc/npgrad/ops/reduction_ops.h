@@ -53,7 +53,7 @@ struct Mean {
   static constexpr const char* full_node = "MeanBackward0";
   static constexpr Dim dim = Dim::Optional;
   static constexpr Dtype dtype = Dtype::FloatOnly;
-  static constexpr bool takes_dtype = false;
+  static constexpr bool takes_dtype = true;
   static constexpr unsigned saves =
       Saved::Dim | Saved::Keepdim | Saved::SelfNumel | Saved::SelfSizes;
   // sum / n. torch's CPU mean divides a reduced-float sum while it is still
