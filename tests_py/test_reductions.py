@@ -275,6 +275,35 @@ def test_mean_with_dtype_matches_torch(call):
     assert got[2] == expected[2]
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, x: x.sum(),
+        lambda lib, x: x.sum(None),
+        lambda lib, x: x.sum(None, True),
+        lambda lib, x: lib.sum(x, dim=None, keepdim=True, dtype=lib.float64),
+        lambda lib, x: lib.sum(x),
+        lambda lib, x: x.mean(),
+        lambda lib, x: x.mean(None, keepdim=True),
+        lambda lib, x: lib.mean(x, dim=None),
+        lambda lib, x: x.nansum(None, True),
+    ],
+)
+def test_dim_none_is_the_overload_with_dim(call):
+    # torch has sum() (SumBackward0, no dim saved) and sum(dim, keepdim)
+    # (SumBackward1), where dim=None reduces everything and keepdim holds.
+    def build(lib: Any) -> tuple[Any, Any, str, Any]:
+        x = lib.tensor([[1.5, -2.25, 0.5], [2.0, 3.0, 7.0]], requires_grad=True)
+        out = call(lib, x)
+        (out * lib.arange(1, out.numel() + 1).reshape(out.shape)).sum().backward()
+        saved = tuple(getattr(out.grad_fn, a, "-") for a in ("_saved_dim", "_saved_keepdim"))
+        return out, x.grad, out.grad_fn.name(), saved
+
+    got, expected = run_both(build)
+    assert_same_result(got[:2], expected[:2])
+    assert got[2:] == expected[2:]
+
+
 def test_mean_of_integers_with_a_floating_dtype_matches_torch():
     got, expected = run_both(lambda lib: lib.tensor([[1, 2], [4, 7]]).mean(0, dtype=lib.float64))
     assert_same_result(got, expected)

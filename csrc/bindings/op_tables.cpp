@@ -437,8 +437,20 @@ void bind_activation_table(py::module_& m, py::module_& nodes, py::object cls) {
 // `dim` of a reduction: None means all dims (saved as None, or () for an
 // entry whose default is ()); a required dim goes through dims_from, which
 // gives torch's error for None.
+// The default of `dim` for the entries with a full_node, which have torch's
+// two overloads (`sum()` records SumBackward0, `sum(None)` SumBackward1 and
+// honours keepdim): an object no caller has, shown as None in signatures.
+py::handle dim_not_given() {
+  static PyObject* sentinel =
+      PyObject_CallNoArgs(reinterpret_cast<PyObject*>(&PyBaseObject_Type));
+  return sentinel;
+}
+
 template <typename Op>
 std::optional<std::vector<int64_t>> reduction_dims(py::handle dim) {
+  if (dim.is(dim_not_given())) {
+    return std::nullopt;
+  }
   if constexpr (Op::dim != ops::Dim::Required) {
     if (dim.is_none()) {
       if constexpr (Op::dim == ops::Dim::All) {
@@ -457,6 +469,9 @@ auto reduction_dim_arg() {
     return py::arg("dim");
   } else if constexpr (Op::dim == ops::Dim::All) {
     return py::arg("dim") = py::tuple();
+  } else if constexpr (ops::detail::HasFullNode<Op>::value) {
+    return py::arg_v(
+        "dim", py::reinterpret_borrow<py::object>(dim_not_given()), "None");
   } else {
     return py::arg("dim") = py::none();
   }
@@ -471,7 +486,11 @@ void def_reduction(Scope& scope, const Input&... input) {
         Op::name,
         [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
           return ops::reduction<Op>(
-              a, reduction_dims<Op>(dim), keepdim, optional_dtype(dtype));
+              a,
+              reduction_dims<Op>(dim),
+              keepdim,
+              optional_dtype(dtype),
+              dim.is_none());
         },
         input...,
         reduction_dim_arg<Op>(),
@@ -482,7 +501,8 @@ void def_reduction(Scope& scope, const Input&... input) {
     scope.def(
         Op::name,
         [](const Tensor& a, py::handle dim, bool keepdim) {
-          return ops::reduction<Op>(a, reduction_dims<Op>(dim), keepdim);
+          return ops::reduction<Op>(
+              a, reduction_dims<Op>(dim), keepdim, std::nullopt, dim.is_none());
         },
         input...,
         reduction_dim_arg<Op>(),

@@ -218,18 +218,23 @@ void record_reduction(
 }
 }  // namespace detail
 
-/// The forward op of a reduction table entry over `dims` (none: all dims,
-/// the entry's full_node when it has one; keepdim is then ignored, as
-/// before), then the node when the input requires grad.
+/// The forward op of a reduction table entry over `dims` (none: all dims),
+/// then the node when the input requires grad. With no dims and not
+/// `dim_given_as_none`, an entry with a full_node is torch's overload
+/// without dim (`sum()`: the full_node, keepdim ignored); `sum(None,
+/// keepdim)` is the overload with dim, which records the node with dim None
+/// and keeps the reduced dims when keepdim is true.
 template <typename Op>
 Tensor reduction(
     const Tensor& input,
     std::optional<std::vector<int64_t>> dims,
     bool keepdim = false,
-    std::optional<ScalarType> dtype = std::nullopt) {
-  constexpr bool has_full = detail::HasFullNode<Op>::value;
+    std::optional<ScalarType> dtype = std::nullopt,
+    bool dim_given_as_none = false) {
+  const bool full =
+      detail::HasFullNode<Op>::value && !dims && !dim_given_as_none;
   ScalarType out_dtype = detail::reduction_dtype<Op>(input, dtype);
-  if (has_full && !dims) {
+  if (full) {
     keepdim = false;
   }
   std::vector<int64_t> wrapped =
@@ -239,8 +244,9 @@ Tensor reduction(
   }
   Tensor out = Op::kernel(input, wrapped, keepdim, out_dtype);
   if (autograd::compute_requires_grad({&input})) {
-    if (has_full && !dims) {
-      detail::record_reduction<Op, has_full>(out, input, dims, keepdim);
+    if (full) {
+      detail::record_reduction<Op, detail::HasFullNode<Op>::value>(
+          out, input, dims, keepdim);
     } else {
       detail::record_reduction<Op, false>(out, input, dims, keepdim);
     }
