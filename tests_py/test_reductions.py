@@ -304,6 +304,13 @@ def test_dim_none_is_the_overload_with_dim(call):
     assert got[2:] == expected[2:]
 
 
+@pytest.mark.parametrize("name", ["amax", "amin", "logsumexp", "nansum"])
+def test_a_mistyped_dim_keyword_is_torch_type_error(name):
+    # One torch overload: the argument is named (sum and mean, with two,
+    # get "received an invalid combination of arguments").
+    assert_same_error(lambda lib: getattr(lib.ones(2, 3), name)(dim="a"), length=200)
+
+
 def test_mean_of_integers_with_a_floating_dtype_matches_torch():
     got, expected = run_both(lambda lib: lib.tensor([[1, 2], [4, 7]]).mean(0, dtype=lib.float64))
     assert_same_result(got, expected)

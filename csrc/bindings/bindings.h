@@ -125,9 +125,13 @@ void mark_torch_overloaded(py::handle fn, int from_num_args);
 /// its arguments itself.
 [[noreturn]] void throw_invalid_combination(
     const char* fn, const std::vector<py::handle>& args, const char* expected);
-/// A `dim` argument of a reduction (an int or a sequence of ints) as a list,
-/// or torch's TypeError naming `fn` (ops.cpp).
-std::vector<int64_t> dims_from(py::handle dim, const char* fn);
+/// A `dim` argument of a reduction (ops.cpp): `dim` as a list of ints (an int,
+/// a tuple or a list), or torch's TypeError: for a function with torch's two
+/// overloads (`sum()` and `sum(dim, ...)`) its "invalid combination" message,
+/// else "argument 'dim' must be tuple of ints" (the message for dim given by
+/// keyword, as it usually is).
+std::vector<int64_t> dims_from(
+    py::handle dim, const char* fn, bool two_overloads = true);
 /// A `dtype=` argument: None, or the dtype (ops.cpp).
 std::optional<ScalarType> optional_dtype(py::handle dtype);
 

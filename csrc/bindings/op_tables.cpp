@@ -460,7 +460,7 @@ std::optional<std::vector<int64_t>> reduction_dims(py::handle dim) {
       }
     }
   }
-  return dims_from(dim, Op::name);
+  return dims_from(dim, Op::name, ops::detail::HasFullNode<Op>::value);
 }
 
 template <typename Op>

@@ -147,7 +147,8 @@ Shape shape_from_args(const py::args& args, const char* fn, const char* arg) {
 
 }  // namespace
 
-std::vector<int64_t> dims_from(py::handle dim, const char* fn) {
+std::vector<int64_t> dims_from(
+    py::handle dim, const char* fn, bool two_overloads) {
   try {
     if (PyLong_Check(dim.ptr())) {
       return {dim.cast<int64_t>()};
@@ -159,7 +160,12 @@ std::vector<int64_t> dims_from(py::handle dim, const char* fn) {
         throw TypeError(*msg);
       }
     }
-    // torch's message when dim is given by keyword, as it usually is.
+    // torch's messages when dim is given by keyword, as it usually is.
+    NPGRAD_CHECK_TYPE(
+        two_overloads,
+        fn,
+        "(): argument 'dim' must be tuple of ints, not ",
+        python_type_name(dim));
     throw TypeError(detail::str_cat(
         fn,
         "() received an invalid combination of arguments - got (dim=",
