@@ -250,6 +250,53 @@ bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
 
 }  // namespace
 
+bool softmax_backward_rows(
+    const Tensor& grad, const Tensor& result, bool log, Tensor* out) {
+  const RowLoops* loops = last_dim_loops(result);
+  if (loops == nullptr || grad.dtype() != result.dtype() ||
+      grad.sizes() != result.sizes() || last_dim_loops(grad) == nullptr) {
+    return false;
+  }
+  ScalarType dtype = result.dtype();
+  Tensor o = empty(result.sizes(), dtype);
+  dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    npy_intp n = result.sizes().back();
+    int64_t rows = result.numel() / n;
+    char* pg = static_cast<char*>(grad.data_ptr());
+    char* pr = static_cast<char*>(result.data_ptr());
+    char* po = static_cast<char*>(o.data_ptr());
+    constexpr npy_intp es = sizeof(T);
+    npy_intp row_bytes = n * es;
+    auto run = [&] {
+      for (int64_t i = 0; i < rows; ++i) {
+        char* g = pg + i * row_bytes;
+        char* r = pr + i * row_bytes;
+        char* w = po + i * row_bytes;
+        T s = 0;
+        char* ps = reinterpret_cast<char*>(&s);
+        if (log) {
+          // grad - exp(r) * sum(grad)
+          call_loop(loops->add, {ps, g, ps}, {0, es, 0}, n);
+          call_loop(loops->exp, {r, w}, {es, es}, n);
+          call_loop(loops->mul, {w, ps, w}, {es, 0, es}, n);
+          call_loop(loops->sub, {g, w, w}, {es, es, es}, n);
+        } else {
+          // (grad - sum(grad * r)) * r
+          call_loop(loops->mul, {g, r, w}, {es, es, es}, n);
+          call_loop(loops->add, {ps, w, ps}, {0, es, 0}, n);
+          call_loop(loops->sub, {g, ps, w}, {es, 0, es}, n);
+          call_loop(loops->mul, {w, r, w}, {es, es, es}, n);
+        }
+      }
+    };
+    Py_BEGIN_ALLOW_THREADS run();
+    Py_END_ALLOW_THREADS
+  });
+  *out = std::move(o);
+  return true;
+}
+
 Tensor softmax(const Tensor& a, int64_t dim, bool log) {
   IgnoreFpErrors quiet;
   if (is_reduced_float(a.dtype())) {

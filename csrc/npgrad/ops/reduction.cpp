@@ -168,9 +168,14 @@ namespace {
 // buffers cost as much as the passes).
 Tensor log_softmax_grad_in_place(
     const Tensor& grad, const Tensor& r, int64_t dim) {
+  Tensor out;
+  if (maybe_wrap_dim(dim, r.dim()) == r.dim() - 1 &&
+      kernels::softmax_backward_rows(grad, r, /*log=*/true, &out)) {
+    return out;
+  }
   static const kernels::UnaryUfunc& exp_ = kernels::unary_ufunc("exp");
   ScalarType dtype = r.dtype();
-  Tensor out = kernels::unary(exp_, r, dtype);
+  out = kernels::unary(exp_, r, dtype);
   Tensor total =
       kernels::sum(grad, {maybe_wrap_dim(dim, r.dim())}, true, dtype);
   kernels::binary_out(kernels::Binary::Mul, out, total, out);
@@ -221,6 +226,11 @@ Tensor _softmax_backward_data(
       dim,
       input_dtype,
       [&](const Tensor& grad, const Tensor& r) {
+        Tensor rows;
+        if (maybe_wrap_dim(dim, r.dim()) == r.dim() - 1 && r.dim() > 0 &&
+            kernels::softmax_backward_rows(grad, r, /*log=*/false, &rows)) {
+          return rows;
+        }
         return mul(sub(grad, sum(mul(grad, r), {dim}, true)), r);
       });
 }
