@@ -292,6 +292,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     ),
     "AddBackward1": lambda lib, a, b, v: lib.nn.functional.rms_norm(a, (3,)),
     "EmbeddingBackward0": lambda lib, a, b, v: lib.nn.functional.embedding(lib.tensor([1, 0, 1]), a, padding_idx=0),
+    "EmbeddingDenseBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.embedding(lib.tensor([1, 0, 1]), a, padding_idx=0), a
+    ),
     "EmbeddingBagBackward0": lambda lib, a, b, v: lib.nn.functional.embedding_bag(
         lib.tensor([1, 0, 1]), a, lib.tensor([0, 1]), mode="sum", per_sample_weights=v
     ),

@@ -449,6 +449,8 @@ void bind_nodes(py::module_& m) {
   bind_node<NativeGroupNormBackward0>(fm, "NativeGroupNormBackward0");
   bind_node<NativeBatchNormBackward0>(fm, "NativeBatchNormBackward0");
   bind_node<EmbeddingBackward0>(fm, "EmbeddingBackward0");
+  bind_node<EmbeddingDenseBackwardBackward0>(
+      fm, "EmbeddingDenseBackwardBackward0");
   bind_node<EmbeddingBagBackward0>(fm, "EmbeddingBagBackward0");
   bind_node<EmbeddingBagBackwardBackward0>(fm, "EmbeddingBagBackwardBackward0");
   bind_node<AddBackward1>(fm, "AddBackward1");

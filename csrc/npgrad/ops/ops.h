@@ -519,6 +519,17 @@ Tensor sgn(const Tensor& a);
 /// backward, so that a double backward reaches grad and self.
 Tensor threshold_backward(
     const Tensor& grad, const Tensor& self, double threshold);
+/// torch's embedding_dense_backward: the (num_weights, D) weight gradient
+/// of embedding, each row of grad (indices' shape + (D,)) summed into the
+/// row its index names (none for padding_idx; divided by the index's count
+/// with scale_grad_by_freq). Records EmbeddingDenseBackwardBackward0 when
+/// grad requires grad, so a double backward reaches it.
+Tensor embedding_dense_backward(
+    const Tensor& grad,
+    const Tensor& indices,
+    int64_t num_weights,
+    int64_t padding_idx,
+    bool scale_grad_by_freq);
 /// Zeros laid out like (sizes, strides) with grad written at the view
 /// (view_sizes, view_strides, offset): the backward of as_strided.
 Tensor as_strided_backward(

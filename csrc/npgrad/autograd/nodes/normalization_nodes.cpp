@@ -220,46 +220,34 @@ void NativeBatchNormBackward0::compute_float(
 }
 
 void EmbeddingBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor indices = to_dtype(indices_.unpack(), ScalarType::Int64);
-  int64_t K = indices.numel();
-  int64_t D = g[0].dim() > 0 ? g[0].sizes().back() : 1;
-  Tensor flat = reshape(contiguous(indices), {K});
-  Tensor grad = reshape(to_dtype(g[0], weight_dtype), {K, D});
-  // Each row's factor: 0 for padding_idx, 1 / (the index's count) when
-  // scale_grad_by_freq, else 1 (no factors).
-  std::vector<double> factors;
-  if (scale_grad_by_freq || padding_idx >= 0) {
-    const auto* idx = static_cast<const int64_t*>(flat.data_ptr());
-    std::vector<int64_t> counts(
-        scale_grad_by_freq ? static_cast<std::size_t>(num_weights) : 0, 0);
-    for (int64_t k = 0; k < K && scale_grad_by_freq; ++k) {
-      ++counts[static_cast<std::size_t>(idx[k])];
-    }
-    factors.resize(static_cast<std::size_t>(K));
-    for (int64_t k = 0; k < K; ++k) {
-      factors[k] = idx[k] == padding_idx ? 0.0
-                   : scale_grad_by_freq
-                       ? 1.0 / static_cast<double>(counts[idx[k]])
-                       : 1.0;
-    }
+  out[0] = embedding_dense_backward(
+      to_dtype(g[0], weight_dtype),
+      indices_.unpack(),
+      num_weights,
+      padding_idx,
+      scale_grad_by_freq);
+}
+
+void EmbeddingDenseBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  // Each index's row of the incoming gradient, zero at padding_idx. No
+  // scale_grad_by_freq factor, as torch's formula: embedding's own backward
+  // (the node the grad came through) scales, so the chain is exact.
+  Tensor indices = indices_.unpack();
+  Tensor flat = reshape(to_dtype(indices, ScalarType::Int64), {-1});
+  Tensor rows = index_select(g[0], 0, flat);
+  if (padding_idx >= 0) {
+    Tensor is_padding =
+        eq(flat,
+           wrapped_scalar(static_cast<double>(padding_idx), ScalarType::Int64));
+    rows = masked_fill(
+        rows,
+        reshape(is_padding, {-1, 1}),
+        wrapped_scalar(0, ScalarType::Float64));
   }
-  bool loops = weight_dtype == ScalarType::Float32 ||
-               weight_dtype == ScalarType::Float64;
-  if (GradMode::is_enabled() || !loops) {
-    if (!factors.empty()) {
-      Tensor f = kernels::empty({K, 1}, ScalarType::Float64);
-      std::copy(
-          factors.begin(), factors.end(), static_cast<double*>(f.data_ptr()));
-      grad = mul(grad, to_dtype(f, weight_dtype));
-    }
-    out[0] = index_add(
-        zeros({num_weights, D}, weight_dtype), 0, flat, grad, 1, false);
-    return;
-  }
-  Tensor result = zeros({num_weights, D}, weight_dtype);
-  kernels::embedding_accumulate(
-      contiguous(grad), flat, padding_idx, factors, result);
-  out[0] = result;
+  Shape sizes = indices.sizes();
+  sizes.push_back(-1);
+  out[0] = view(rows, sizes);
 }
 
 }  // namespace npgrad::autograd

@@ -105,6 +105,19 @@ struct EmbeddingBackward0 final : FormulaNode {
   SavedVariable indices_;
 };
 
+/// embedding_dense_backward (embedding's backward under create_graph): its
+/// gradient w.r.t. grad_output.
+struct EmbeddingDenseBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(EmbeddingDenseBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_indices", indices_);
+    v.integer("_saved_padding_idx", padding_idx);
+  }
+  int64_t padding_idx = -1;
+  SavedVariable indices_;
+};
+
 }  // namespace npgrad::autograd
 
 namespace npgrad::autograd {
