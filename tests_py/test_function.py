@@ -478,6 +478,61 @@ def test_saved_tensors_of_a_kept_ctx_outlive_the_output(ng):
     assert got["backward"][0] == "raises" and got["backward"][1].startswith(BACKWARD_TWICE)
 
 
+def _ctx_kept_alone(lib):
+    """A ctx kept after its output (and every other reference to its node) is gone:
+    what it still answers, as a node, and a backward through its saved output."""
+    log = []
+
+    class Exp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            _, y = ctx.saved_tensors
+            return g * y
+
+    x = lib.tensor([0.5, -1.0], requires_grad=True)
+    out = Exp.apply(x)
+    ctx = out.grad_fn
+    ctx.register_hook(lambda grad_inputs, grad_outputs: log.append("post-hook"))
+    ctx.metadata["tag"] = "kept"
+    out.sum().backward(retain_graph=True)
+    del out
+    gc.collect()
+    x_saved, y_saved = ctx.saved_tensors
+    facts = {
+        "name": ctx.name(),
+        "next": [(f.name(), i) for f, i in ctx.next_functions],
+        "metadata": dict(ctx.metadata),
+        "output grad_fn is ctx": y_saved.grad_fn is ctx,
+        "output requires_grad": y_saved.requires_grad,
+        "input grad_fn": x_saved.grad_fn,
+    }
+    x.grad = None
+    (y_saved * 2).sum().backward()
+    facts["grad"] = to_np(x.grad).tolist()
+    facts["log"] = log
+    return facts
+
+
+@pytest.mark.usefixtures("torch_ref")
+def test_a_kept_ctx_keeps_its_node(ng):
+    # torch's ctx owns its node: with the output gone, the node still answers
+    # (next_functions, metadata, hooks) and a saved output read through the ctx
+    # has the ctx as its grad_fn, so a backward from it runs the Function.
+    got, expected = run_both(_ctx_kept_alone)
+    grad = got.pop("grad")
+    assert_close(np.array(expected.pop("grad")), np.array(grad), rtol=1e-6)
+    assert got == expected
+    assert got["output grad_fn is ctx"] and got["next"] == [("torch::autograd::AccumulateGrad", 0)]
+    assert got["log"] == ["post-hook", "post-hook"]
+    assert_close(np.array(grad), 2 * np.exp([0.5, -1.0]), rtol=1e-6)
+
+
 def _saved_hook_counts(lib, name):
     log = []
 

@@ -168,6 +168,41 @@ def test_function_ctx_holding_its_output(ng):
     assert_collected(ng, make)
 
 
+def test_ctx_kept_after_its_node_went_is_collected(ng):
+    # A ctx that outlives the graph owns its node, which refers back to it:
+    # a cycle the GC collects, with everything the two keep, in either order
+    # of dropping the ctx and a tensor read from it.
+    class Exp(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.saved_tensors[1]
+
+    def make(drop_ctx_first: bool) -> Callable[[], list[weakref.ref]]:
+        def run() -> list[weakref.ref]:
+            x, buf = leaf(ng)
+            out = Exp.apply(x)
+            ctx = out.grad_fn
+            del out
+            y = ctx.saved_tensors[1]
+            assert y.grad_fn is ctx
+            refs = [weakref.ref(x), weakref.ref(ctx), weakref.ref(y), buf]
+            if drop_ctx_first:
+                del ctx
+                assert y.grad_fn.name() == "ExpBackward"
+            return refs
+
+        return run
+
+    assert_collected(ng, make(True))
+    assert_collected(ng, make(False))
+
+
 @TORCH_LEAKS
 def test_kept_function_ctx_in_a_cycle_through_its_saved_tensor(ng):
     # The ctx owns its saved tensors (they outlive the node when the ctx is

@@ -127,20 +127,29 @@ int function_base_traverse(PyObject* self, visitproc visit, void* arg) {
         return r;
       }
     }
-    return shared.traverse_python(visit, arg);
+    if (int r = shared.traverse_python(visit, arg)) {
+      return r;
+    }
+    // The node it keeps (Note [A ctx keeps its node]), which refers back.
+    return autograd::traverse_if_owned_alone(base->owner, visit, arg);
   }
   return 0;
 }
 
 int function_base_clear(PyObject* self) {
+  FunctionBase* base = function_base(self);
+  if (base != nullptr) {
+    base->cleared_by_gc = true;
+  }
   py::detail::pybind11_clear(self);
-  if (FunctionBase* base = function_base(self)) {
+  if (base != nullptr) {
     autograd::SharedBufferTally shared;
     for (auto& sv : base->saved_variables) {
       shared.add(sv.shared_buffer());
       sv.clear_python();
     }
     shared.clear_python();
+    autograd::clear_if_owned_alone(base->owner);
   }
   return 0;
 }

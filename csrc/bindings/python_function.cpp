@@ -285,9 +285,22 @@ bool PyNode::prefetch_saved_variables() {
 
 // The node is going: drop the saved tensors only if the ctx goes with it, so
 // that a chain of Functions saving their inputs is torn down iteratively
-// (Note [Iterative graph teardown]); a ctx kept by the user keeps them.
+// (Note [Iterative graph teardown]); a ctx kept by the user keeps them, and
+// its node's place in the graph (Note [A ctx keeps its node]).
 void PyNode::release_for_destruction() {
   py::gil_scoped_acquire gil;
+  if (ctx && !owned_by_ctx && Py_REFCNT(ctx.ptr()) > 1 &&
+      !ctx.cast<FunctionBase&>().cleared_by_gc) {
+    auto heir = autograd::make_node<PyNode>(ctx);
+    hand_over_to(*heir);
+    heir->is_tensor_arg = std::move(is_tensor_arg);
+    heir->output_info = std::move(output_info);
+    heir->owned_by_ctx = true;
+    auto& base = ctx.cast<FunctionBase&>();
+    base.cdata = heir;
+    base.owner = std::move(heir);
+    return;
+  }
   if (FunctionBase* base = ctx_owned_alone(ctx)) {
     for (auto& sv : base->saved_variables) {
       sv.reset_data();

@@ -2,9 +2,20 @@
 // PyNode: the backward node of a Python autograd.Function
 // (torch/csrc/autograd/python_function.h). The Python-visible node is the
 // ctx object (an instance of <Name>Backward, a BackwardCFunction); PyNode
-// holds it strongly, and the ctx holds PyNode weakly, so there is no cycle.
-// The saved tensors live on the ctx (FunctionBase), as torch keeps them on
-// THPFunction: a ctx the user keeps still reads them after the node is gone.
+// holds it strongly, and the ctx holds PyNode weakly, so there is no cycle
+// while the graph owns the node. The saved tensors live on the ctx
+// (FunctionBase), as torch keeps them on THPFunction.
+//
+// Note [A ctx keeps its node]
+// In torch a ctx the user keeps keeps its node alive: after the outputs are
+// gone, ctx.next_functions still answers and a saved output read through
+// ctx.saved_tensors has the ctx as its grad_fn. A shared_ptr cannot be
+// revived, so when the graph lets go of a PyNode whose ctx Python still
+// holds, the node hands its place in the graph (edges, hooks, numbers) over
+// to a new PyNode that the ctx owns (FunctionBase::owner); that heir holds
+// the ctx too, a cycle the ctx's tp_traverse reports to Python's GC while
+// the ctx alone owns the heir. So such a pair is freed by the GC, where
+// torch frees it at once; a ctx nobody keeps goes with its node as before.
 
 #include <optional>
 #include <vector>
@@ -34,6 +45,8 @@ class PyNode final : public autograd::Node {
   bool prefetch_saved_variables() override;
 
   py::object ctx;
+  /// Set on the heir of Note [A ctx keeps its node]: it goes with its ctx.
+  bool owned_by_ctx = false;
   /// One flag per forward argument: was it a tensor (has a next edge)?
   std::vector<bool> is_tensor_arg;
   /// Shape and dtype of each forward output that was a tensor (to
@@ -44,6 +57,11 @@ class PyNode final : public autograd::Node {
 /// The ctx base class's C++ state (torch's THPFunction fields).
 struct FunctionBase {
   std::weak_ptr<PyNode> cdata;
+  /// The node this ctx keeps alive (Note [A ctx keeps its node]), if any.
+  std::shared_ptr<autograd::Node> owner;
+  /// Set when Python's GC clears the ctx (it is garbage): its node then
+  /// goes without an heir, whatever references the GC holds meanwhile.
+  bool cleared_by_gc = false;
   /// save_for_backward's tensors (only when a backward node was recorded).
   std::vector<autograd::SavedVariable> saved_variables;
   /// Set when the node released them after a backward without retain_graph.

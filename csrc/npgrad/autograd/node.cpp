@@ -33,6 +33,19 @@ Node::~Node() {
   live_nodes.fetch_sub(1, std::memory_order_relaxed);
 }
 
+void Node::hand_over_to(Node& heir) {
+  heir.sequence_nr_ = sequence_nr_;
+  heir.topological_nr_ = topological_nr_;
+  heir.has_parent_ = has_parent_;
+  heir.next_edges_ = std::move(next_edges_);
+  heir.input_metadata_ = std::move(input_metadata_);
+  heir.pre_hooks_ = std::move(pre_hooks_);
+  heir.post_hooks_ = std::move(post_hooks_);
+  heir.tensor_pre_hooks_ = std::move(tensor_pre_hooks_);
+  heir.retains_grad_hooks_ = std::move(retains_grad_hooks_);
+  heir.py_state = std::move(py_state);
+}
+
 void Node::update_topological_nr(const Edge& edge) {
   if (!edge.is_valid()) {
     return;

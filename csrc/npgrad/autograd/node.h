@@ -74,6 +74,10 @@ class Node : public std::enable_shared_from_this<Node>, public PythonRefHolder {
   void set_next_edges(edge_list edges);
   /// Moves the edges out (used by iterative teardown).
   edge_list release_next_edges() { return std::move(next_edges_); }
+  /// Moves this node's place in the graph (edges, input metadata, numbers,
+  /// hooks, Python state) into `heir`, a fresh node of the same kind that
+  /// takes over from it (Note [A ctx keeps its node] in bindings).
+  void hand_over_to(Node& heir);
 
   // ---- Inputs (gradients w.r.t. the forward outputs) ----
   uint32_t add_input_metadata(const Tensor& t);
