@@ -81,35 +81,5 @@ Tensor nll_loss_backward(
     int64_t ignore_index,
     const Tensor& total_weight,
     bool two_d);
-/// For nll_loss and its backward: the targets with ignore_index replaced by
-/// 0 (int64), and each target's class weight in `dtype` (0 where ignored).
-std::pair<Tensor, Tensor> nll_target_weights(
-    const Tensor& target,
-    const Tensor& weight,
-    int64_t ignore_index,
-    ScalarType dtype);
-/// nll_loss's per-target losses -(input[class] * weight) and weights (both
-/// the target's shape) in one pass over contiguous float32/float64 data, with
-/// torch's IndexError for a target out of range: on tiny inputs the composed
-/// ops cost 20 NumPy calls. The same element operations as the composed path,
-/// so the same bits. False (nothing done) for a layout it does not handle.
-bool nll_losses_by_loop(
-    const Tensor& input,
-    const Tensor& target,
-    const Tensor& weight,
-    int64_t ignore_index,
-    Tensor* losses,
-    Tensor* weights);
-/// nll_loss's input gradient without a graph: -weight[t] * grad at each
-/// target's class, zeros elsewhere (grad already divided by the total weight
-/// for mean; 0-dim, or the target's shape). False for a layout it does not
-/// handle.
-bool nll_grad_by_loop(
-    const Tensor& self,
-    const Tensor& target,
-    const Tensor& weight,
-    int64_t ignore_index,
-    const Tensor& grad,
-    Tensor* out);
 
 }  // namespace npgrad::ops
