@@ -393,6 +393,16 @@ NORM_CASES = [
     pytest.param(
         _bn(), (X3[:2].reshape(2, 4, 5, 1) * X3[:2, :, :2].reshape(2, 4, 1, 2), C4), BN, 0, False, id="batch_norm_4d"
     ),
+    # a constant input: the gradients w.r.t. weight and bias only (no input edge)
+    pytest.param(
+        lambda lib, w, b: _norm("layer_norm", (4,))(lib, from_np(lib, X), w, b),
+        (C4, B4),
+        LN,
+        0,
+        True,
+        id="layer_norm_params",
+    ),
+    pytest.param(lambda lib, w: _bn()(lib, from_np(lib, X3), w), (C4,), BN, 0, True, id="batch_norm_weight_only"),
     # instance_norm: batch_norm of the input viewed as (1, N * C, ...), whose
     # gradient is viewed back (ViewBackward0)
     pytest.param(_norm("instance_norm"), (X3, C4, B4), BN, 1, False, id="instance_norm"),
