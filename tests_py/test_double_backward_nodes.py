@@ -6,50 +6,61 @@ torch and, through gradgradcheck of the first gradient, against finite differenc
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 
-from oracle import assert_close, from_np, is_tensor, run_both, to_np
+from oracle import AGAINST_TORCH, assert_close, from_np, is_tensor, run_both, to_np
 
 X = np.array([[0.3, -1.2, 2.0, -3.5], [0.0, 0.7, -0.4, 3.2]])
 # For finite differences: X moved off the kinks (0 for elu and leaky_relu).
 X_SMOOTH = X + 0.05
 
 
-def _first_grad(lib: Any, fn: Callable[[Any, Any], Any], x: Any) -> Any:
-    """x's gradient of ``(y * y).sum()``: the gradient reaching y's node requires grad
-    (it has its own graph), so both inputs of the backward op's node are edges."""
-    y = fn(lib, x)
-    return lib.autograd.grad((y * y).sum(), x, create_graph=True)[0]
+def _first_grads(lib: Any, fn: Callable[..., Any], xs: Sequence[Any]) -> tuple[Any, ...]:
+    """The gradients w.r.t. xs of ``(y * y).sum()``, y = fn(lib, *xs): the gradient
+    reaching y's node requires grad (it has its own graph), so the backward op's
+    grad_output is an edge of its node too."""
+    y = fn(lib, *xs)
+    return lib.autograd.grad((y * y).sum(), tuple(xs), create_graph=True)
 
 
-def _facts(lib: Any, fn: Callable[[Any, Any], Any]) -> dict[str, Any]:
-    x = from_np(lib, X, requires_grad=True)
-    g = _first_grad(lib, fn, x)
-    node = g.grad_fn
+def _facts(lib: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], hops: int) -> dict[str, Any]:
+    """The node of the first input's gradient (after ``hops`` first edges), its saved
+    attributes and edges, and the first, second and third-order gradients."""
+    xs = [from_np(lib, a, requires_grad=True) for a in arrays]
+    grads = _first_grads(lib, fn, xs)
+    node = grads[0].grad_fn
+    for _ in range(hops):
+        node = node.next_functions[0][0]
     saved = {}
     for name in dir(node):
         if name.startswith("_saved_"):
             value = getattr(node, name)
             saved[name] = to_np(value) if is_tensor(value) else value
-    (gg,) = lib.autograd.grad(g.sum(), x, create_graph=True)
-    values = [to_np(g), to_np(gg)]
-    if gg.requires_grad:  # a first gradient linear in x (embedding's) has no third order
-        (ggg,) = lib.autograd.grad((gg * gg).sum(), x)
-        values.append(to_np(ggg))
+    second = lib.autograd.grad(sum((g * g).sum() for g in grads), xs, create_graph=True)
+    third = lib.autograd.grad(sum((s * s).sum() for s in second), xs)
     return {
         "node": node.name(),
         "saved": saved,
         "next": [None if fn is None else fn.name() for fn, _ in node.next_functions],
-        "values": values,
+        "values": [[to_np(t) for t in ts] for ts in (grads, second, third)],
     }
 
 
-def _check_against_torch(fn: Callable[[Any, Any], Any], node: str) -> None:
-    got, expected = run_both(lambda lib: _facts(lib, fn))
+def _check_against_torch(
+    fn: Callable[..., Any],
+    node: str,
+    arrays: Sequence[np.ndarray] = (X,),
+    hops: int = 0,
+    third_order_of_input: bool = True,
+) -> None:
+    """Node, saved attributes, edges and values as torch's. third_order_of_input=False
+    leaves out the third-order gradient w.r.t. the first input, where torch's is wrong
+    (the finite-difference test checks npgrad's)."""
+    got, expected = run_both(lambda lib: _facts(lib, fn, arrays, hops))
     assert got["node"] == expected["node"] == node
     assert got["next"] == expected["next"]
     assert sorted(got["saved"]) == sorted(expected["saved"])
@@ -60,16 +71,23 @@ def _check_against_torch(fn: Callable[[Any, Any], Any], node: str) -> None:
             # == only: npgrad shows an integral float parameter as an int (1 for
             # torch's 1.0), as its first-order nodes do
             assert got["saved"][name] == value, name
-    assert len(got["values"]) == len(expected["values"])
-    for g, e in zip(got["values"], expected["values"]):
-        assert_close(g, e, rtol=1e-10, atol=1e-12)
+    for order, (gs, es) in enumerate(zip(got["values"], expected["values"]), 1):
+        for i, (g, e) in enumerate(zip(gs, es)):
+            if order < 3 or i > 0 or third_order_of_input:
+                assert_close(g, e, rtol=1e-10, atol=1e-12)
 
 
-def _check_third_order(lib: Any, fn: Callable[[Any, Any], Any]) -> None:
-    """gradgradcheck of x -> the first gradient: the backward op's node's derivatives
-    (its double backward) against float64 finite differences."""
-    x = from_np(lib, X_SMOOTH, requires_grad=True)
-    assert lib.autograd.gradgradcheck(lambda t: _first_grad(lib, fn, t), (x,))
+def _check_third_order(
+    lib: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray] = (X_SMOOTH,), right: bool = True
+) -> None:
+    """gradgradcheck of the inputs -> the first gradients: the backward op's node's
+    derivatives (its double backward) against float64 finite differences (right=False:
+    they must disagree, a library's known error)."""
+    xs = [from_np(lib, a, requires_grad=True) for a in arrays]
+    if right:
+        assert lib.autograd.gradgradcheck(lambda *ts: _first_grads(lib, fn, ts), xs)
+    else:
+        assert not lib.autograd.gradgradcheck(lambda *ts: _first_grads(lib, fn, ts), xs, raise_exception=False)
 
 
 def _softmax(lib: Any, x: Any) -> Any:
@@ -353,7 +371,7 @@ def test_embedding_third_order_matches_finite_differences(ng: Any, fn: Any) -> N
 @pytest.mark.parametrize("fn", EMBEDDING_CASES)
 def test_embedding_second_order_matches_finite_differences(ng: Any, fn: Any) -> None:
     x = from_np(ng, X_SMOOTH, requires_grad=True)
-    assert ng.autograd.gradcheck(lambda t: _first_grad(ng, fn, t), (x,))
+    assert ng.autograd.gradcheck(lambda t: _first_grads(ng, fn, (t,)), (x,))
 
 
 def test_embedding_double_backward_is_the_rows_of_the_gradient(ng: Any) -> None:
@@ -367,3 +385,113 @@ def test_embedding_double_backward_is_the_rows_of_the_gradient(ng: Any) -> None:
     (ggO,) = ng.autograd.grad(g, gO, gg)
     expected = np.array([[0.0] * 4, [5.0, 6.0, 7.0, 8.0]])[[[0, 1], [1, 1], [0, 1]]]
     assert_close(ggO, expected, rtol=0, atol=0)
+
+
+_RNG = np.random.default_rng(5)
+X3 = _RNG.uniform(-2, 2, (3, 4, 5))
+C4 = _RNG.uniform(0.5, 1.5, 4)  # a weight of 4 elements (or channels)
+B4 = _RNG.uniform(-1, 1, 4)  # a bias of 4
+W45 = _RNG.uniform(0.5, 1.5, (4, 5))
+B45 = _RNG.uniform(-1, 1, (4, 5))
+RUNNING = (_RNG.uniform(-1, 1, 4), _RNG.uniform(0.5, 2, 4))
+
+
+def _norm(name: str, *args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """F.<name>(input, *args, weight=, bias=, **kwargs) of the inputs (input[, weight[,
+    bias]]); running_mean / running_var (RUNNING) when kwargs ask for them."""
+
+    def fn(lib: Any, x: Any, weight: Any = None, bias: Any = None) -> Any:
+        kw = dict(kwargs)
+        for key, value in zip(("running_mean", "running_var"), RUNNING):
+            if kw.get(key):
+                kw[key] = from_np(lib, value)
+        return getattr(lib.nn.functional, name)(x, *args, weight=weight, bias=bias, **kw)
+
+    return fn
+
+
+def _bn(**kwargs: Any) -> Callable[..., Any]:
+    return _norm("batch_norm", **{"running_mean": None, "running_var": None, "training": True, **kwargs})
+
+
+LN = "NativeLayerNormBackwardBackward0"
+BN = "NativeBatchNormBackwardBackward0"
+
+# (forward, its inputs, the node, hops from the input's gradient's node to it,
+# whether torch's third order w.r.t. the input is right): torch 2.13 treats the
+# saved statistics as constants when it differentiates its double backward, so
+# with batch statistics its third order w.r.t. the input is wrong
+# (pytorch#175754, #186256)
+NORM_CASES = [
+    pytest.param(_norm("layer_norm", (4,)), (X, C4, B4), LN, 0, False, id="layer_norm"),
+    pytest.param(_norm("layer_norm", (4,)), (X,), LN, 0, False, id="layer_norm_no_affine"),
+    pytest.param(_norm("layer_norm", (4, 5)), (X3, W45, B45), LN, 0, False, id="layer_norm_2d_shape"),
+    pytest.param(_norm("layer_norm", (4, 5)), (X3, W45), LN, 0, False, id="layer_norm_weight_only"),
+    pytest.param(_bn(), (X3, C4, B4), BN, 0, False, id="batch_norm"),
+    pytest.param(_bn(running_mean=True, running_var=True), (X3, C4, B4), BN, 0, False, id="batch_norm_running"),
+    pytest.param(
+        _bn(running_mean=True, running_var=True, training=False), (X3, C4, B4), BN, 0, True, id="batch_norm_eval"
+    ),
+    pytest.param(_bn(), (X3,), BN, 0, False, id="batch_norm_no_weight"),
+    pytest.param(
+        _bn(running_mean=True, running_var=True, training=False), (X3,), BN, 0, True, id="batch_norm_eval_no_weight"
+    ),
+    pytest.param(_bn(), (X3[:, :, 0], C4, B4), BN, 0, False, id="batch_norm_2d"),
+    pytest.param(
+        _bn(), (X3[:2].reshape(2, 4, 5, 1) * X3[:2, :, :2].reshape(2, 4, 1, 2), C4), BN, 0, False, id="batch_norm_4d"
+    ),
+    # a constant input: the gradients w.r.t. weight and bias only (no input edge)
+    pytest.param(
+        lambda lib, w, b: _norm("layer_norm", (4,))(lib, from_np(lib, X), w, b),
+        (C4, B4),
+        LN,
+        0,
+        True,
+        id="layer_norm_params",
+    ),
+    pytest.param(lambda lib, w: _bn()(lib, from_np(lib, X3), w), (C4,), BN, 0, True, id="batch_norm_weight_only"),
+    # instance_norm: batch_norm of the input viewed as (1, N * C, ...), whose
+    # gradient is viewed back (ViewBackward0)
+    pytest.param(_norm("instance_norm"), (X3, C4, B4), BN, 1, False, id="instance_norm"),
+    pytest.param(
+        _norm("instance_norm", running_mean=True, running_var=True), (X3,), BN, 1, False, id="instance_norm_running"
+    ),
+]
+
+
+@pytest.mark.parametrize(("fn", "arrays", "node", "hops", "torch_right"), NORM_CASES)
+def test_norm_double_backward_records_torch_node(
+    ng: Any, fn: Any, arrays: Any, node: str, hops: int, torch_right: bool
+) -> None:
+    _check_against_torch(fn, node, arrays, hops, third_order_of_input=torch_right)
+
+
+@pytest.mark.parametrize(("fn", "arrays", "node", "hops", "torch_right"), NORM_CASES)
+def test_norm_third_order_matches_finite_differences(
+    ng: Any, fn: Any, arrays: Any, node: str, hops: int, torch_right: bool
+) -> None:
+    _check_third_order(ng, fn, arrays, right=torch_right or not AGAINST_TORCH)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+@pytest.mark.parametrize(
+    ("fn", "arrays", "node"),
+    [(_norm("layer_norm", (5,)), (X3, W45[0], B45[0]), LN), (_bn(), (X3, C4, B4), BN)],
+    ids=["layer_norm", "batch_norm"],
+)
+def test_norm_double_backward_dtypes_are_torchs(ng: Any, dtype: str, fn: Any, arrays: Any, node: str) -> None:
+    """In float32 and bfloat16 the gradients of both orders have torch's dtype, the
+    first-order values torch's up to the dtype's rounding."""
+
+    def run(lib: Any) -> list[Any]:
+        xs = [from_np(lib, a).to(getattr(lib, dtype)).requires_grad_() for a in arrays]
+        grads = _first_grads(lib, fn, xs)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), xs)
+        return [grads[0].grad_fn.name(), [str(t.dtype) for t in (*grads, *second)], [to_np(g.float()) for g in grads]]
+
+    got, expected = run_both(run)
+    assert got[0] == expected[0] == node
+    assert got[1] == expected[1] == [f"torch.{dtype}"] * 6
+    tol = 5e-2 if dtype == "bfloat16" else 1e-4  # bfloat16: both ~2e-2 from float64's
+    for g, e in zip(got[2], expected[2]):
+        assert_close(g, e, rtol=tol, atol=tol)

@@ -283,9 +283,15 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     "Im2ColBackward0": lambda lib, a, b, v: lib.nn.functional.unfold(a.unsqueeze(0), 2),
     "Col2ImBackward0": lambda lib, a, b, v: lib.nn.functional.fold(a, (1, 3), 1),
     "NativeLayerNormBackward0": lambda lib, a, b, v: lib.nn.functional.layer_norm(a, (3,), v, v),
+    "NativeLayerNormBackwardBackward0": lambda lib, a, b, v: _grad(lib, lib.nn.functional.layer_norm(a, (3,), v, v), a),
     "NativeGroupNormBackward0": lambda lib, a, b, v: lib.nn.functional.group_norm(a.view(1, 2, 3), 2, b[0, :2]),
     "NativeBatchNormBackward0": lambda lib, a, b, v: lib.nn.functional.batch_norm(
         a, lib.zeros(3, dtype=a.dtype), lib.ones(3, dtype=a.dtype), v, v, training=True
+    ),
+    "NativeBatchNormBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib,
+        lib.nn.functional.batch_norm(a, lib.zeros(3, dtype=a.dtype), lib.ones(3, dtype=a.dtype), v, v, training=True),
+        a,
     ),
     "ScaledDotProductFlashAttentionForCpuBackward0": lambda lib, a, b, v: (
         lib.nn.functional.scaled_dot_product_attention(a.view(1, 1, 2, 3), b.view(1, 1, 2, 3), a.view(1, 1, 2, 3))

@@ -446,8 +446,12 @@ void bind_nodes(py::module_& m) {
   bind_node<Im2ColBackward0>(fm, "Im2ColBackward0");
   bind_node<Col2ImBackward0>(fm, "Col2ImBackward0");
   bind_node<NativeLayerNormBackward0>(fm, "NativeLayerNormBackward0");
+  bind_node<NativeLayerNormBackwardBackward0>(
+      fm, "NativeLayerNormBackwardBackward0");
   bind_node<NativeGroupNormBackward0>(fm, "NativeGroupNormBackward0");
   bind_node<NativeBatchNormBackward0>(fm, "NativeBatchNormBackward0");
+  bind_node<NativeBatchNormBackwardBackward0>(
+      fm, "NativeBatchNormBackwardBackward0");
   bind_node<EmbeddingBackward0>(fm, "EmbeddingBackward0");
   bind_node<EmbeddingDenseBackwardBackward0>(
       fm, "EmbeddingDenseBackwardBackward0");

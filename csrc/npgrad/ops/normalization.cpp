@@ -137,7 +137,6 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(
   if (auto node =
           record<NativeLayerNormBackward0>(out, {&input, &weight, &bias})) {
     node->normalized_shape = normalized_shape;
-    node->eps = eps;
     node->input_ = SavedVariable(input, false);
     node->weight_ = SavedVariable(weight, false);
     node->bias_ = SavedVariable(bias, false);
@@ -329,6 +328,153 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     node->result2_ = SavedVariable(save_invstd, false);
   }
   return {out, save_mean, save_invstd};
+}
+
+namespace {
+
+// node as the grad_fn of each defined gradient; an undefined one keeps its
+// output slot (torch's backward ops return all three).
+void set_histories(
+    const std::shared_ptr<Node>& node,
+    const std::tuple<Tensor, Tensor, Tensor>& grads) {
+  for (const Tensor* t :
+       {&std::get<0>(grads), &std::get<1>(grads), &std::get<2>(grads)}) {
+    if (t->defined()) {
+      set_history(*t, node);
+    } else {
+      node->add_input_metadata_undefined();
+    }
+  }
+}
+
+Tensor to_input_dtype(const Tensor& t, ScalarType dtype) {
+  return t.defined() ? from_loop_dtype(t, dtype) : t;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& normalized_shape,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    const Tensor& bias,
+    std::array<bool, 3> output_mask) {
+  // One pass of the loop kernel over the rows, in the loop dtype (a reduced
+  // float in float32, rounded once).
+  ScalarType dt = loop_dtype(input.dtype());
+  int64_t N = 1;
+  for (int64_t s : normalized_shape) {
+    N *= s;
+  }
+  int64_t M = N > 0 ? input.numel() / N : 0;
+  auto buffer = [&](bool needed, const Shape& sizes) {
+    return needed ? kernels::empty(sizes, dt) : Tensor();
+  };
+  Tensor dx = buffer(output_mask[0], input.sizes());
+  Tensor dw = buffer(output_mask[1], normalized_shape);
+  Tensor db = buffer(output_mask[2], normalized_shape);
+  kernels::layer_norm_backward(
+      dense(grad_out, dt),
+      dense(input, dt),
+      M,
+      N,
+      dense(mean, dt),
+      dense(rstd, dt),
+      dense(weight, dt),
+      dx,
+      dw,
+      db);
+  std::tuple<Tensor, Tensor, Tensor> grads{
+      to_input_dtype(dx, input.dtype()),
+      to_input_dtype(dw, input.dtype()),
+      to_input_dtype(db, input.dtype())};
+  if (compute_requires_grad(
+          {&grad_out, &input, &mean, &rstd, &weight, &bias})) {
+    auto node = make_node<NativeLayerNormBackwardBackward0>();
+    node->set_next_edges(
+        collect_next_edges({&grad_out, &input, &mean, &rstd, &weight, &bias}));
+    set_histories(node, grads);
+    node->normalized_shape = normalized_shape;
+    node->grad_out_ = SavedVariable(grad_out, false);
+    node->input_ = SavedVariable(input, false);
+    node->mean_ = SavedVariable(mean, false);
+    node->rstd_ = SavedVariable(rstd, false);
+    node->weight_ = SavedVariable(weight, false);
+  }
+  return grads;
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& save_mean,
+    const Tensor& save_invstd,
+    bool train,
+    double eps,
+    std::array<bool, 3> output_mask) {
+  Tensor dx, dw, db;
+  {
+    // npgrad ops without a graph, in the loop dtype (a reduced float in
+    // float32, rounded once).
+    AutoGradMode no_grad(false);
+    ScalarType dt = loop_dtype(input.dtype());
+    auto loop = [dt](const Tensor& t) {
+      return t.defined() ? to_dtype(t, dt) : t;
+    };
+    int64_t N = input.sizes()[0];
+    int64_t C = input.sizes()[1];
+    int64_t HxW = N * C > 0 ? input.numel() / (N * C) : 0;
+    // (N, C, HxW): each channel's statistics over dims 0 and 2.
+    Shape flat{N, C, HxW};
+    Shape stat{1, C, 1};
+    std::vector<int64_t> dims{0, 2};
+    Tensor x = reshape(loop(input), flat);
+    Tensor grad = reshape(loop(grad_out), flat);
+    Tensor mu = reshape(loop(train ? save_mean : running_mean), stat);
+    Tensor rstd = reshape(
+        train
+            ? loop(save_invstd)
+            : rsqrt(add(
+                  loop(running_var), wrapped_scalar(eps, ScalarType::Float64))),
+        stat);
+    Tensor xhat = mul(sub(x, mu), rstd);
+    if (output_mask[0]) {
+      Tensor gw =
+          weight.defined() ? mul(grad, reshape(loop(weight), stat)) : grad;
+      Tensor gx = train ? normalized_grad(gw, xhat, rstd, dims) : mul(gw, rstd);
+      dx = to_input_dtype(reshape(gx, input.sizes()), input.dtype());
+    }
+    if (output_mask[1]) {
+      dw = to_input_dtype(sum(mul(grad, xhat), dims, false), input.dtype());
+    }
+    if (output_mask[2]) {
+      db = to_input_dtype(sum(grad, dims, false), input.dtype());
+    }
+  }
+  std::tuple<Tensor, Tensor, Tensor> grads{dx, dw, db};
+  if (compute_requires_grad(
+          {&grad_out, &input, &weight, &save_mean, &save_invstd})) {
+    auto node = make_node<NativeBatchNormBackwardBackward0>();
+    node->set_next_edges(collect_next_edges(
+        {&grad_out, &input, &weight, &save_mean, &save_invstd}));
+    set_histories(node, grads);
+    node->eps = eps;
+    node->train = train;
+    node->grad_out_ = SavedVariable(grad_out, false);
+    node->input_ = SavedVariable(input, false);
+    node->weight_ = SavedVariable(weight, false);
+    node->running_mean_ = SavedVariable(running_mean, false);
+    node->running_var_ = SavedVariable(running_var, false);
+    node->save_mean_ = SavedVariable(save_mean, false);
+    node->save_invstd_ = SavedVariable(save_invstd, false);
+  }
+  return grads;
 }
 
 Tensor add_scalar(const Tensor& self, double other) {

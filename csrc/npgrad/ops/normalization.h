@@ -3,6 +3,7 @@
 // values from the loops of kernels/normalization.h, the nodes of
 // autograd/nodes/normalization_nodes.h.
 
+#include <array>
 #include <tuple>
 
 #include "npgrad/tensor/tensor.h"
@@ -40,6 +41,36 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     bool training,
     double momentum,
     double eps);
+
+/// torch's native_layer_norm_backward: the gradients w.r.t. (input, weight,
+/// bias) of native_layer_norm given grad_out, each only where output_mask
+/// asks (else undefined). Under create_graph it records
+/// NativeLayerNormBackwardBackward0, torch's double backward.
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Shape& normalized_shape,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    const Tensor& bias,
+    std::array<bool, 3> output_mask);
+
+/// torch's native_batch_norm_backward: the gradients w.r.t. (input, weight,
+/// bias) of native_batch_norm given grad_out, normalized by save_mean and
+/// save_invstd in training, by the running statistics otherwise. Under
+/// create_graph it records NativeBatchNormBackwardBackward0.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Tensor& weight,
+    const Tensor& running_mean,
+    const Tensor& running_var,
+    const Tensor& save_mean,
+    const Tensor& save_invstd,
+    bool train,
+    double eps,
+    std::array<bool, 3> output_mask);
 
 /// self + other for a Scalar other (AddBackward1): the dtype of self.
 Tensor add_scalar(const Tensor& self, double other);

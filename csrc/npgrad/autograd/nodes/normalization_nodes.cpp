@@ -2,12 +2,15 @@
 
 #include <numeric>
 
+#include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/kernels/normalization.h"
 #include "npgrad/ops/attention.h"
+#include "npgrad/ops/normalization.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/util/error.h"
 
 namespace npgrad::autograd {
 
@@ -34,17 +37,6 @@ std::pair<Tensor, Tensor> moments(
   return {mu, rsqrt(add(var, scalar(eps)))};
 }
 
-// The gradient w.r.t. x of y = (x - mean) * rstd over dims, given gw, the
-// gradient w.r.t. y: rstd * (gw - mean(gw) - xhat * mean(gw * xhat)).
-Tensor normalized_grad(
-    const Tensor& gw,
-    const Tensor& xhat,
-    const Tensor& rstd,
-    const std::vector<int64_t>& dims) {
-  Tensor centered = sub(gw, mean(gw, dims, true));
-  return mul(rstd, sub(centered, mul(xhat, mean(mul(gw, xhat), dims, true))));
-}
-
 // sum over dims (t itself when there are none).
 Tensor sum_over(const Tensor& t, const std::vector<int64_t>& dims) {
   return dims.empty() ? t : sum(t, dims, false);
@@ -69,71 +61,190 @@ void round_to(ScalarType dtype, variable_list& out) {
   }
 }
 
+// P(v) = v - mean(v) - xhat * mean(v * xhat), the means over dims: the
+// gradient w.r.t. x of xhat = (x - mean) * rstd is rstd * P(its gradient
+// w.r.t. xhat). P is symmetric (a projection when eps is 0).
+Tensor project(
+    const Tensor& v, const Tensor& xhat, const std::vector<int64_t>& dims) {
+  Tensor centered = sub(v, mean(v, dims, true));
+  return sub(centered, mul(xhat, mean(mul(v, xhat), dims, true)));
+}
+
+}  // namespace
+
+Tensor normalized_grad(
+    const Tensor& gw,
+    const Tensor& xhat,
+    const Tensor& rstd,
+    const std::vector<int64_t>& dims) {
+  return mul(rstd, project(gw, xhat, dims));
+}
+
+namespace {
+
+// a += t, a undefined counting as zero.
+void accumulate(Tensor& a, const Tensor& t) {
+  a = a.defined() ? add(a, t) : t;
+}
+
+// t in dtype (t itself when it is already, or undefined).
+Tensor as_dtype(const Tensor& t, ScalarType dtype) {
+  return t.defined() && t.dtype() != dtype ? to_dtype(t, dtype) : t;
+}
+
+// The statistics that normalize x over dims, from the saved ones. The double
+// backward's formulas account for their dependence on x analytically, but a
+// further derivative differentiates through the formulas: when one is
+// recorded (grad mode on, x requiring grad) the statistics are recomputed from
+// x with npgrad ops, eps recovered from the saved rstd (torch 2.13 treats
+// them as constants there, and its third order w.r.t. the input is wrong).
+std::pair<Tensor, Tensor> statistics(
+    const Tensor& x,
+    const std::vector<int64_t>& dims,
+    const Tensor& saved_mean,
+    const Tensor& saved_rstd) {
+  if (!GradMode::is_enabled() || !requires_grad(x)) {
+    return {saved_mean, saved_rstd};
+  }
+  VarArgs args;
+  args.dims = dims;
+  args.correction = 0.0;
+  args.keepdim = true;
+  auto [var, mu] = var_mean(x, args, false);
+  Tensor eps;
+  {
+    AutoGradMode no_grad(false);
+    eps = sub(reciprocal(mul(saved_rstd, saved_rstd)), var);
+  }
+  return {mu, rsqrt(add(var, eps))};
+}
+
+// The gradients w.r.t. (grad_out, x, gamma) of a normalization's first-order
+// gradients over the groups along dims: with xhat = (x - mean) * rstd and
+// g = gO * gamma, gx = rstd * P(g), ggamma = sum gO * xhat and gbeta = sum gO
+// (the sums over what gamma broadcasts over), contracted with ggx, ggw, ggb
+// (each may be undefined: zero). gamma, ggw and ggb broadcast against x
+// (gamma undefined: 1). gamma's is unsummed: the caller sums it to gamma's
+// shape.
+//   grad_out: rstd * P(ggx) * gamma + xhat * ggw + ggb (the forward's JVP)
+//   x:        rstd^2 * (-(mean(ggx * g) - mean(g) * mean(ggx) - m_g * m_gg)
+//             * xhat - m_gg * P(g) - m_g * P(ggx)) + rstd * P(gO * ggw), with
+//             m_g = mean(g * xhat), m_gg = mean(ggx * xhat) (differentiating
+//             rstd and xhat, d rstd / dx = -rstd^2 * xhat / n)
+//   gamma:    gO * rstd * P(ggx)
+struct NormDoubleBackward {
+  Tensor grad_out, input, gamma;
+};
+NormDoubleBackward normalization_double_backward(
+    const Tensor& gO,
+    const Tensor& x,
+    const Tensor& mu,
+    const Tensor& rstd,
+    const Tensor& gamma,
+    const Tensor& ggx,
+    const Tensor& ggw,
+    const Tensor& ggb,
+    const std::vector<int64_t>& dims,
+    std::array<bool, 3> mask) {
+  NormDoubleBackward r;
+  Tensor xhat = mul(sub(x, mu), rstd);
+  Tensor g = gamma.defined() ? mul(gO, gamma) : gO;
+  Tensor p_ggx = ggx.defined() ? project(ggx, xhat, dims) : Tensor();
+  if (mask[0]) {
+    if (ggx.defined()) {
+      Tensor t = mul(rstd, p_ggx);
+      accumulate(r.grad_out, gamma.defined() ? mul(t, gamma) : t);
+    }
+    if (ggw.defined()) {
+      accumulate(r.grad_out, mul(xhat, ggw));
+    }
+    if (ggb.defined()) {
+      accumulate(r.grad_out, ggb);
+    }
+    if (r.grad_out.defined() && r.grad_out.sizes() != x.sizes()) {
+      r.grad_out = expand(r.grad_out, x.sizes());  // ggb alone
+    }
+  }
+  if (mask[1]) {
+    if (ggx.defined()) {
+      Tensor m_g = mean(mul(g, xhat), dims, true);
+      Tensor m_gg = mean(mul(ggx, xhat), dims, true);
+      Tensor c =
+          sub(sub(mean(mul(ggx, g), dims, true),
+                  mul(mean(g, dims, true), mean(ggx, dims, true))),
+              mul(m_g, m_gg));
+      Tensor inner = neg(
+          add(add(mul(c, xhat), mul(m_gg, project(g, xhat, dims))),
+              mul(m_g, p_ggx)));
+      accumulate(r.input, mul(mul(rstd, rstd), inner));
+    }
+    if (ggw.defined()) {
+      accumulate(r.input, mul(rstd, project(mul(gO, ggw), xhat, dims)));
+    }
+  }
+  if (mask[2] && ggx.defined()) {
+    r.gamma = mul(gO, mul(rstd, p_ggx));
+  }
+  return r;
+}
+
+void check_not_requested(
+    const Node& node, std::size_t i, const char* derivative) {
+  NPGRAD_CHECK_TYPED(
+      NotImplementedError,
+      !node.should_compute_output(i),
+      "the derivative for '",
+      derivative,
+      "' is not implemented.");
+}
+
 }  // namespace
 
 void NativeLayerNormBackward0::compute(
     const variable_list& g, variable_list& out) {
-  // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
-  Tensor input = input_.unpack();
-  compute_float(input, g, out);
-  round_to(input.dtype(), out);
+  std::tie(out[0], out[1], out[2]) = native_layer_norm_backward(
+      g[0],
+      input_.unpack(),
+      normalized_shape,
+      result1_.unpack(),
+      result2_.unpack(),
+      weight_.unpack(),
+      bias_.unpack(),
+      {should_compute_output(0),
+       should_compute_output(1),
+       should_compute_output(2)});
 }
 
-void NativeLayerNormBackward0::compute_float(
-    const Tensor& input, const variable_list& g, variable_list& out) {
-  Tensor grad = f32(g[0]);
-  Tensor x = f32(input);
-  Tensor weight = f32(weight_.unpack());
+void NativeLayerNormBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  check_not_requested(*this, 2, "native_layer_norm_backward mean");
+  check_not_requested(*this, 3, "native_layer_norm_backward rstd");
+  Tensor x = input_.unpack();
+  Tensor gO = grad_out_.unpack();
+  Tensor weight = weight_.unpack();
   int64_t axis = x.dim() - static_cast<int64_t>(normalized_shape.size());
-  ScalarType dt = x.dtype();
-  if (!GradMode::is_enabled() &&
-      (dt == ScalarType::Float32 || dt == ScalarType::Float64) &&
-      (!weight.defined() || weight.dtype() == dt)) {
-    // No graph to record: one pass of the loop kernel over the rows.
-    int64_t N = 1;
-    for (int64_t s : normalized_shape) {
-      N *= s;
-    }
-    int64_t M = N > 0 ? x.numel() / N : 0;
-    auto buffer = [&](bool needed, const Shape& sizes) {
-      return needed ? kernels::empty(sizes, dt) : Tensor();
-    };
-    Tensor dx = buffer(should_compute_output(0), x.sizes());
-    Tensor dw = buffer(should_compute_output(1), normalized_shape);
-    Tensor db = buffer(should_compute_output(2), normalized_shape);
-    kernels::layer_norm_backward(
-        contiguous(to_dtype(grad, dt)),
-        contiguous(x),
-        M,
-        N,
-        contiguous(f32(result1_.unpack())),
-        contiguous(f32(result2_.unpack())),
-        weight.defined() ? contiguous(weight) : weight,
-        dx,
-        dw,
-        db);
-    out[0] = dx;
-    out[1] = dw;
-    out[2] = db;
-    return;
-  }
   std::vector<int64_t> inner = dim_range(axis, x.dim());
-  std::vector<int64_t> outer = dim_range(0, axis);
-  auto [mu, rstd] =
-      GradMode::is_enabled()
-          ? moments(x, inner, eps)
-          : std::pair{f32(result1_.unpack()), f32(result2_.unpack())};
-  Tensor xhat = mul(sub(x, mu), rstd);
-  if (should_compute_output(0)) {
-    Tensor gw = weight.defined() ? mul(grad, weight) : grad;
-    out[0] = normalized_grad(gw, xhat, rstd, inner);
+  auto [mu, rstd] = statistics(x, inner, mean_.unpack(), rstd_.unpack());
+  auto r = normalization_double_backward(
+      gO,
+      x,
+      mu,
+      rstd,
+      weight,
+      g[0],
+      g[1],
+      g[2],
+      inner,
+      {should_compute_output(0),
+       should_compute_output(1),
+       should_compute_output(4)});
+  out[0] = as_dtype(r.grad_out, gO.dtype());
+  out[1] = as_dtype(r.input, x.dtype());
+  if (r.gamma.defined()) {
+    out[4] = as_dtype(sum_over(r.gamma, dim_range(0, axis)), weight.dtype());
   }
-  if (should_compute_output(1)) {
-    out[1] = sum_over(mul(grad, xhat), outer);
-  }
-  if (should_compute_output(2)) {
-    out[2] = sum_over(grad, outer);
-  }
+  // out[5], bias: none, as torch's (the first-order gradients do not depend
+  // on it).
 }
 
 void NativeGroupNormBackward0::compute(
@@ -175,47 +286,102 @@ void NativeGroupNormBackward0::compute_float(
 
 void NativeBatchNormBackward0::compute(
     const variable_list& g, variable_list& out) {
-  // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
-  Tensor input = input_.unpack();
-  compute_float(input, g, out);
-  round_to(input.dtype(), out);
+  std::tie(out[0], out[1], out[2]) = native_batch_norm_backward(
+      g[0],
+      input_.unpack(),
+      weight_.unpack(),
+      running_mean_.unpack(),
+      running_var_.unpack(),
+      result1_.unpack(),
+      result2_.unpack(),
+      training,
+      eps,
+      {should_compute_output(0),
+       should_compute_output(1),
+       should_compute_output(2)});
 }
 
-void NativeBatchNormBackward0::compute_float(
-    const Tensor& input, const variable_list& g, variable_list& out) {
-  Tensor x = f32(input);
-  Tensor weight = f32(weight_.unpack());
-  int64_t N = x.sizes()[0];
-  int64_t C = x.sizes()[1];
-  int64_t HxW = N * C > 0 ? x.numel() / (N * C) : 0;
-  // (N, C, HxW): each channel's statistics over dims 0 and 2.
+void NativeBatchNormBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  check_not_requested(*this, 3, "native_batch_norm_backward save_mean");
+  check_not_requested(*this, 4, "native_batch_norm_backward save_invstd");
+  Tensor input = input_.unpack();
+  Tensor grad_out = grad_out_.unpack();
+  Tensor weight = weight_.unpack();
+  int64_t N = input.sizes()[0];
+  int64_t C = input.sizes()[1];
+  int64_t HxW = N * C > 0 ? input.numel() / (N * C) : 0;
+  // (N, C, HxW): each channel's group along dims 0 and 2.
   Shape flat{N, C, HxW};
   Shape stat{1, C, 1};
-  Tensor x3 = reshape(x, flat);
-  Tensor grad = reshape(f32(g[0]), flat);
   std::vector<int64_t> dims{0, 2};
-  Tensor mu, rstd;
-  if (!training) {
-    mu = reshape(f32(running_mean_.unpack()), stat);
-    rstd = reshape(rsqrt(add(f32(running_var_.unpack()), scalar(eps))), stat);
-  } else if (GradMode::is_enabled()) {
-    std::tie(mu, rstd) = moments(x3, dims, eps);
+  auto per_channel = [&](const Tensor& t) {
+    return t.defined() ? reshape(t, stat) : t;
+  };
+  Tensor x = reshape(input, flat);
+  Tensor gO = reshape(grad_out, flat);
+  Tensor ggx = g[0].defined() ? reshape(g[0], flat) : g[0];
+  Tensor gamma = per_channel(weight);
+  Tensor ggw = per_channel(g[1]);
+  Tensor ggb = per_channel(g[2]);
+  Tensor d_grad_out, d_input, d_gamma;
+  if (train) {
+    auto [mu, rstd] = statistics(
+        x,
+        dims,
+        per_channel(save_mean_.unpack()),
+        per_channel(save_invstd_.unpack()));
+    auto r = normalization_double_backward(
+        gO,
+        x,
+        mu,
+        rstd,
+        gamma,
+        ggx,
+        ggw,
+        ggb,
+        dims,
+        {should_compute_output(0),
+         should_compute_output(1),
+         should_compute_output(2)});
+    d_grad_out = r.grad_out;
+    d_input = r.input;
+    d_gamma = r.gamma;
   } else {
-    mu = reshape(f32(result1_.unpack()), stat);
-    rstd = reshape(f32(result2_.unpack()), stat);
+    // y = xhat * gamma + beta with constant statistics: linear in x, and in
+    // (gamma, beta).
+    Tensor rstd = rsqrt(add(per_channel(running_var_.unpack()), scalar(eps)));
+    Tensor xhat = mul(sub(x, per_channel(running_mean_.unpack())), rstd);
+    if (should_compute_output(0)) {
+      if (ggx.defined()) {
+        Tensor t = mul(ggx, rstd);
+        accumulate(d_grad_out, gamma.defined() ? mul(t, gamma) : t);
+      }
+      if (ggw.defined()) {
+        accumulate(d_grad_out, mul(xhat, ggw));
+      }
+      if (ggb.defined()) {
+        accumulate(d_grad_out, ggb);
+      }
+      if (d_grad_out.defined() && d_grad_out.sizes() != flat) {
+        d_grad_out = expand(d_grad_out, flat);  // ggb alone
+      }
+    }
+    if (should_compute_output(1) && ggw.defined()) {
+      d_input = mul(mul(rstd, ggw), gO);
+    }
+    if (should_compute_output(2) && ggx.defined()) {
+      d_gamma = mul(mul(ggx, gO), rstd);
+    }
   }
-  Tensor xhat = mul(sub(x3, mu), rstd);
-  if (should_compute_output(0)) {
-    Tensor gw = weight.defined() ? mul(grad, reshape(weight, stat)) : grad;
-    Tensor gx =
-        training ? normalized_grad(gw, xhat, rstd, dims) : mul(gw, rstd);
-    out[0] = reshape(gx, x.sizes());
+  if (d_grad_out.defined()) {
+    out[0] = as_dtype(reshape(d_grad_out, input.sizes()), grad_out.dtype());
   }
-  if (should_compute_output(1)) {
-    out[1] = sum(mul(grad, xhat), dims, false);
+  if (d_input.defined()) {
+    out[1] = as_dtype(reshape(d_input, input.sizes()), input.dtype());
   }
-  if (should_compute_output(2)) {
-    out[2] = sum(grad, dims, false);
+  if (d_gamma.defined()) {
+    out[2] = as_dtype(sum(d_gamma, dims, false), weight.dtype());
   }
 }
 

@@ -1,26 +1,34 @@
 #pragma once
 // Backward nodes of the normalizations (native_layer_norm, native_group_norm,
-// native_batch_norm) and of embedding. Each saves what torch's node saves,
-// under torch's names. The formulas are written with npgrad ops; under
-// create_graph they recompute the statistics from the saved input, so that
-// the gradient is a differentiable function of the input (second order).
+// native_batch_norm), of their backward ops (native_layer_norm_backward,
+// native_batch_norm_backward) and of embedding. Each saves what torch's node
+// saves, under torch's names. The formulas are written with npgrad ops.
+// Layer and batch norm's first-order nodes call their backward op, which
+// records its own node under create_graph (torch's double backward); group
+// norm's recomputes the statistics from the saved input under create_graph,
+// so that its gradient is a differentiable function of the input.
 
 #include <optional>
+#include <vector>
 
 #include "npgrad/autograd/nodes/basic_nodes.h"
 
 namespace npgrad::autograd {
+
+/// rstd * (gw - mean(gw) - xhat * mean(gw * xhat)), the means over dims:
+/// the gradient w.r.t. x of xhat = (x - mean) * rstd (mean and rstd x's
+/// statistics over dims) given gw, the gradient w.r.t. xhat.
+Tensor normalized_grad(
+    const Tensor& gw,
+    const Tensor& xhat,
+    const Tensor& rstd,
+    const std::vector<int64_t>& dims);
 
 /// Gradients w.r.t. (input, weight, bias) of native_layer_norm; torch's
 /// result1 is the mean, result2 the reciprocal standard deviation.
 struct NativeLayerNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeLayerNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  /// The formula in float32 for a reduced-float input (compute rounds the
-  /// result).
-  // The formulas in float32 (or float64) for the unpacked input.
-  void compute_float(
-      const Tensor& input, const variable_list& g, variable_list& out);
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_bias", bias_);
     v.tensor("_saved_input", input_);
@@ -30,8 +38,27 @@ struct NativeLayerNormBackward0 final : FormulaNode {
     v.tensor("_saved_weight", weight_);
   }
   Shape normalized_shape;
-  double eps = 0;  // not shown by torch's node; used under create_graph
   SavedVariable input_, weight_, bias_, result1_, result2_;
+};
+
+/// native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd,
+/// weight, bias): gradients w.r.t. (grad_out, input, mean, rstd, weight, bias)
+/// from those of (grad_input, grad_weight, grad_bias), torch's
+/// layer_norm_double_backward. bias's gradient is none (the first-order
+/// gradients do not depend on it); mean's and rstd's are not implemented.
+struct NativeLayerNormBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(NativeLayerNormBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.tensor("_saved_grad_out", grad_out_);
+    v.tensor("_saved_input", input_);
+    v.tensor("_saved_mean", mean_);
+    v.int_list("_saved_normalized_shape", normalized_shape);
+    v.tensor("_saved_rstd", rstd_);
+    v.tensor("_saved_weight", weight_);
+  }
+  Shape normalized_shape;
+  SavedVariable grad_out_, input_, mean_, rstd_, weight_;
 };
 
 /// native_group_norm: input (N, C, HxW...) in `group` groups.
@@ -65,11 +92,6 @@ struct NativeGroupNormBackward0 final : FormulaNode {
 struct NativeBatchNormBackward0 final : FormulaNode {
   NPGRAD_NODE_NAME(NativeBatchNormBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-  /// The formula in float32 for a reduced-float input (compute rounds the
-  /// result).
-  // The formulas in float32 (or float64) for the unpacked input.
-  void compute_float(
-      const Tensor& input, const variable_list& g, variable_list& out);
   void visit_saved(SavedAttributeVisitor& v) override {
     v.real("_saved_eps", eps);
     v.tensor("_saved_input", input_);
@@ -84,6 +106,32 @@ struct NativeBatchNormBackward0 final : FormulaNode {
   bool training = true;
   SavedVariable input_, weight_, running_mean_, running_var_, result1_,
       result2_;
+};
+
+/// native_batch_norm_backward(grad_out, input, weight, running_mean,
+/// running_var, save_mean, save_invstd, train, eps): gradients w.r.t.
+/// (grad_out, input, weight, save_mean, save_invstd) from those of
+/// (grad_input, grad_weight, grad_bias), torch's batchnorm_double_backward
+/// (the running statistics are not differentiable inputs; save_mean's and
+/// save_invstd's gradients are not implemented).
+struct NativeBatchNormBackwardBackward0 final : FormulaNode {
+  NPGRAD_NODE_NAME(NativeBatchNormBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    v.real("_saved_eps", eps);
+    v.tensor("_saved_grad_out", grad_out_);
+    v.tensor("_saved_input", input_);
+    v.tensor("_saved_running_mean", running_mean_);
+    v.tensor("_saved_running_var", running_var_);
+    v.tensor("_saved_save_invstd", save_invstd_);
+    v.tensor("_saved_save_mean", save_mean_);
+    v.boolean("_saved_train", train);
+    v.tensor("_saved_weight", weight_);
+  }
+  double eps = 0;
+  bool train = true;
+  SavedVariable grad_out_, input_, weight_, running_mean_, running_var_,
+      save_mean_, save_invstd_;
 };
 
 /// embedding(weight, indices): the gradient rows are summed into the rows
