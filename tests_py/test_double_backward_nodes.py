@@ -27,9 +27,12 @@ def _first_grads(lib: Any, fn: Callable[..., Any], xs: Sequence[Any]) -> tuple[A
     return lib.autograd.grad((y * y).sum(), tuple(xs), create_graph=True)
 
 
-def _facts(lib: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], hops: int) -> dict[str, Any]:
+def _facts(
+    lib: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], hops: int, third_order: bool = True
+) -> dict[str, Any]:
     """The node of the first input's gradient (after ``hops`` first edges), its saved
-    attributes and edges, and the first, second and third-order gradients."""
+    attributes and edges, and the first, second and (unless not ``third_order``)
+    third-order gradients."""
     xs = [from_np(lib, a, requires_grad=True) for a in arrays]
     grads = _first_grads(lib, fn, xs)
     node = grads[0].grad_fn
@@ -41,7 +44,7 @@ def _facts(lib: Any, fn: Callable[..., Any], arrays: Sequence[np.ndarray], hops:
             value = getattr(node, name)
             saved[name] = to_np(value) if is_tensor(value) else value
     second = lib.autograd.grad(sum((g * g).sum() for g in grads), xs, create_graph=True)
-    third = lib.autograd.grad(sum((s * s).sum() for s in second), xs)
+    third = lib.autograd.grad(sum((s * s).sum() for s in second), xs) if third_order else ()
     return {
         "node": node.name(),
         "saved": saved,
@@ -56,11 +59,13 @@ def _check_against_torch(
     arrays: Sequence[np.ndarray] = (X,),
     hops: int = 0,
     third_order_of_input: bool = True,
+    third_order: bool = True,
 ) -> None:
     """Node, saved attributes, edges and values as torch's. third_order_of_input=False
-    leaves out the third-order gradient w.r.t. the first input, where torch's is wrong
-    (the finite-difference test checks npgrad's)."""
-    got, expected = run_both(lambda lib: _facts(lib, fn, arrays, hops))
+    leaves out the third-order gradient w.r.t. the first input, where torch's is wrong,
+    third_order=False every third-order gradient, where torch raises (the
+    finite-difference test checks npgrad's)."""
+    got, expected = run_both(lambda lib: _facts(lib, fn, arrays, hops, third_order))
     assert got["node"] == expected["node"] == node
     assert got["next"] == expected["next"]
     assert sorted(got["saved"]) == sorted(expected["saved"])
@@ -71,6 +76,7 @@ def _check_against_torch(
             # == only: npgrad shows an integral float parameter as an int (1 for
             # torch's 1.0), as its first-order nodes do
             assert got["saved"][name] == value, name
+    assert len(got["values"]) == len(expected["values"])
     for order, (gs, es) in enumerate(zip(got["values"], expected["values"]), 1):
         for i, (g, e) in enumerate(zip(gs, es)):
             if order < 3 or i > 0 or third_order_of_input:
@@ -495,3 +501,142 @@ def test_norm_double_backward_dtypes_are_torchs(ng: Any, dtype: str, fn: Any, ar
     tol = 5e-2 if dtype == "bfloat16" else 1e-4  # bfloat16: both ~2e-2 from float64's
     for g, e in zip(got[2], expected[2]):
         assert_close(g, e, rtol=tol, atol=tol)
+
+
+def _conv(name: str, **kwargs: Any) -> Callable[..., Any]:
+    """lib.nn.functional.<name>(input, weight[, bias], **kwargs)."""
+    return lambda lib, *tensors: getattr(lib.nn.functional, name)(*tensors, **kwargs)
+
+
+def _conv_inputs(x: tuple[int, ...], w: tuple[int, ...], bias: int | None) -> tuple[np.ndarray, ...]:
+    """Input and weight of these sizes, and a bias of that many channels (None: no bias)."""
+    rng = np.random.default_rng(len(x) + sum(w))
+    sizes = [x, w] if bias is None else [x, w, (bias,)]
+    return tuple(rng.uniform(-1, 1, s) for s in sizes)
+
+
+CONV = "ConvolutionBackwardBackward0"
+
+# (forward, its inputs, whether torch has a third order): every convolution form
+# npgrad supports, with and without bias. A transposed one with an output_padding
+# has none in torch 2.13: it raises "output_padding is not supported for
+# non-transposed convolutions" (its double backward passes output_padding to a
+# non-transposed convolution); npgrad's is checked against finite differences.
+CONV_CASES = [
+    pytest.param(_conv("conv1d", padding=1), _conv_inputs((2, 2, 5), (3, 2, 3), 3), True, id="conv1d"),
+    pytest.param(
+        _conv("conv1d", stride=2, dilation=2, groups=2),
+        _conv_inputs((2, 4, 7), (4, 2, 2), None),
+        True,
+        id="conv1d_groups",
+    ),
+    pytest.param(_conv("conv2d", padding=1), _conv_inputs((2, 3, 4, 4), (2, 3, 3, 3), 2), True, id="conv2d"),
+    pytest.param(
+        _conv("conv2d", stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=2),
+        _conv_inputs((1, 4, 5, 6), (4, 2, 3, 2), 4),
+        True,
+        id="conv2d_stride_padding_dilation_groups",
+    ),
+    pytest.param(
+        _conv("conv2d", padding="same", dilation=2),
+        _conv_inputs((2, 2, 3, 5), (3, 2, 1, 3), None),
+        True,
+        id="conv2d_same",
+    ),
+    pytest.param(
+        _conv("conv_transpose1d", stride=2, dilation=2, groups=3),
+        _conv_inputs((2, 3, 4), (3, 1, 2), 3),
+        True,
+        id="conv_transpose1d",
+    ),
+    pytest.param(
+        _conv("conv_transpose1d", stride=2, padding=1, output_padding=1),
+        _conv_inputs((2, 3, 4), (3, 2, 3), 2),
+        False,
+        id="conv_transpose1d_output_padding",
+    ),
+    pytest.param(
+        # an output_padding not below the stride (allowed: it is below the dilation)
+        _conv("conv_transpose1d", dilation=2, output_padding=1),
+        _conv_inputs((2, 3, 4), (3, 2, 3), None),
+        False,
+        id="conv_transpose1d_dilation_output_padding",
+    ),
+    pytest.param(
+        _conv("conv_transpose2d", stride=(1, 2), padding=(0, 1), dilation=(2, 1)),
+        _conv_inputs((2, 2, 3, 3), (2, 3, 2, 2), None),
+        True,
+        id="conv_transpose2d",
+    ),
+    pytest.param(
+        _conv("conv_transpose2d", stride=(2, 1), padding=(1, 0), output_padding=(1, 0), groups=2, dilation=(1, 2)),
+        _conv_inputs((2, 4, 3, 3), (4, 1, 3, 2), None),
+        False,
+        id="conv_transpose2d_groups_output_padding",
+    ),
+    pytest.param(
+        _conv("conv_transpose2d", stride=2, padding=1, output_padding=1),
+        _conv_inputs((1, 2, 3, 2), (2, 3, 2, 2), 3),
+        False,
+        id="conv_transpose2d_output_padding",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fn", "arrays", "torch_has_third"), CONV_CASES)
+def test_conv_double_backward_records_torch_node(ng: Any, fn: Any, arrays: Any, torch_has_third: bool) -> None:
+    _check_against_torch(fn, CONV, arrays, third_order=torch_has_third)
+
+
+@pytest.mark.parametrize(("fn", "arrays", "torch_has_third"), CONV_CASES)
+def test_conv_third_order_matches_finite_differences(ng: Any, fn: Any, arrays: Any, torch_has_third: bool) -> None:
+    if AGAINST_TORCH and not torch_has_third:
+        pytest.skip("torch's third order raises for a transposed convolution with output_padding")
+    _check_third_order(ng, fn, arrays)
+
+
+@pytest.mark.parametrize("requires_grad", [(True, False, False), (False, True, True), (False, False, True)])
+def test_conv_double_backward_edges_follow_requires_grad(ng: Any, requires_grad: tuple[bool, ...]) -> None:
+    """Only some of input, weight and bias require grad: their gradients are outputs
+    of one node whose edges are torch's (an edge only to what requires grad), and the
+    values are torch's."""
+    arrays = _conv_inputs((2, 3, 4, 4), (2, 3, 3, 3), 2)
+
+    def run(lib: Any) -> list[Any]:
+        xs = [from_np(lib, a, requires_grad=r) for a, r in zip(arrays, requires_grad)]
+        y = lib.nn.functional.conv2d(*xs, padding=1)
+        wanted = [x for x in xs if x.requires_grad]
+        grads = lib.autograd.grad((y * y).sum(), wanted, create_graph=True)
+        node = grads[0].grad_fn
+        assert all(g.grad_fn is node for g in grads)
+        edges = [None if f is None else f.name() for f, _ in node.next_functions]
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), wanted)
+        return [node.name(), edges, *[to_np(t) for t in (*grads, *second)]]
+
+    got, expected = run_both(run)
+    assert got[:2] == expected[:2]
+    assert got[0] == CONV
+    for g, e in zip(got[2:], expected[2:], strict=True):
+        assert_close(g, e, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize(("dtype", "tol"), [("float32", 1e-6), ("float16", 2e-3), ("bfloat16", 1e-2)])
+def test_conv_double_backward_in_a_lower_precision(ng: Any, torch_ref: Any, dtype: str, tol: float) -> None:
+    """float32 and the reduced floats: the gradients of every order have torch's dtype,
+    and its values to the dtype's precision (a reduced float is computed in float32
+    and rounded once per op)."""
+    arrays = _conv_inputs((2, 3, 4, 4), (2, 3, 3, 3), 2)
+
+    def run(lib: Any) -> list[Any]:
+        xs = [from_np(lib, a).to(getattr(lib, dtype)).requires_grad_() for a in arrays]
+        grads = _first_grads(lib, _conv("conv2d", padding=1, stride=(1, 2)), xs)
+        second = lib.autograd.grad(sum((g * g).sum() for g in grads), xs, create_graph=True)
+        third = lib.autograd.grad(sum(s.sum() for s in second), xs)
+        results = (*grads, *second, *third)
+        return [grads[0].grad_fn.name(), [str(t.dtype) for t in results], [to_np(t.double()) for t in results]]
+
+    got, expected = run(ng), run(torch_ref)
+    assert got[0] == expected[0] == CONV
+    assert got[1] == expected[1] == [f"torch.{dtype}"] * 9
+    for g, e in zip(got[2], expected[2], strict=True):
+        assert_close(g, e, rtol=tol, atol=tol * np.abs(e).max())

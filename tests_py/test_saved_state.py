@@ -280,6 +280,9 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
     ),
     "ConstantPadNdBackward0": lambda lib, a, b, v: lib.nn.functional.pad(a, (1, 2, 0, 1)),
     "ConvolutionBackward0": lambda lib, a, b, v: lib.nn.functional.conv1d(a.unsqueeze(0), b.t().unsqueeze(2), v),
+    "ConvolutionBackwardBackward0": lambda lib, a, b, v: _grad(
+        lib, lib.nn.functional.conv_transpose1d(a.unsqueeze(0), b.unsqueeze(2), v, stride=2, output_padding=1), a
+    ),
     "Im2ColBackward0": lambda lib, a, b, v: lib.nn.functional.unfold(a.unsqueeze(0), 2),
     "Col2ImBackward0": lambda lib, a, b, v: lib.nn.functional.fold(a, (1, 3), 1),
     "NativeLayerNormBackward0": lambda lib, a, b, v: lib.nn.functional.layer_norm(a, (3,), v, v),

@@ -443,6 +443,7 @@ void bind_nodes(py::module_& m) {
   bind_node<MaskedSelectBackward0>(fm, "MaskedSelectBackward0");
   bind_node<MaskedScatterBackward0>(fm, "MaskedScatterBackward0");
   bind_node<ConvolutionBackward0>(fm, "ConvolutionBackward0");
+  bind_node<ConvolutionBackwardBackward0>(fm, "ConvolutionBackwardBackward0");
   bind_node<Im2ColBackward0>(fm, "Im2ColBackward0");
   bind_node<Col2ImBackward0>(fm, "Col2ImBackward0");
   bind_node<NativeLayerNormBackward0>(fm, "NativeLayerNormBackward0");

@@ -1,12 +1,14 @@
 // The convolutions and their sliding-window halves. A convolution is im2col
 // (the input's windows as columns) then one matmul per group; a transposed
-// convolution is the adjoint: one matmul per group then col2im. The backward
-// formulas are the same two halves written with ops (conv_nodes.cpp).
+// convolution is the adjoint: one matmul per group then col2im. Its gradients
+// (convolution_backward) are the same two halves written with ops.
 #include "npgrad/ops/conv.h"
 
 #include <numeric>
 #include <sstream>
 
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/kernels.h"
@@ -71,12 +73,6 @@ Shape as_2d(const Shape& v, int64_t height) {
   }
   return {height, v[0]};
 }
-
-struct ConvArgs {
-  Shape stride, padding, dilation, output_padding;
-  bool transposed;
-  int64_t groups;
-};
 
 // Windows along each spatial dim of an input of `sizes` (N, C, *spatial).
 Shape window_counts(
@@ -368,6 +364,95 @@ Tensor convolution_values(
   return out;
 }
 
+// grad (n, g * rows, L) per group against a (g, rows, cols) matrix stack:
+// sum over n of grad[n, group] @ columns[n, group].T, as (g, rows, cols).
+Tensor summed_products(
+    const Tensor& grad, const Tensor& columns, int64_t n, int64_t g) {
+  int64_t count = columns.sizes()[2];
+  Tensor a = reshape(grad, {n, g, grad.sizes()[1] / g, count});
+  Tensor b = reshape(columns, {n, g, columns.sizes()[1] / g, count});
+  return sum(matmul(a, transpose(b, 2, 3)), {0}, false);
+}
+
+// convolution_backward's values, in the dtype of grad (convolution_backward
+// widens a reduced float first), by ops run without a graph. A 1-d
+// convolution runs as a 2-d one of height 1.
+std::array<Tensor, 3> convolution_gradients(
+    Tensor grad,
+    Tensor x,
+    Tensor w,
+    const ConvArgs& a,
+    std::array<bool, 3> mask) {
+  std::array<Tensor, 3> out;
+  bool one_d = grad.dim() == 3;
+  if (mask[2]) {
+    out[2] =
+        sum(grad,
+            one_d ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0, 2, 3},
+            false);
+  }
+  Shape st = as_2d(a.stride, 1);
+  Shape pad = as_2d(a.padding, 0);
+  Shape dil = as_2d(a.dilation, 1);
+  Shape wsizes = w.sizes();
+  if (one_d) {
+    grad = unsqueeze(grad, 2);
+    x = unsqueeze(x, 2);
+    w = unsqueeze(w, 2);
+  }
+  auto finish = [one_d](const Tensor& t) { return one_d ? squeeze(t, 2) : t; };
+  int64_t n = grad.sizes()[0];
+  const Shape& ws = w.sizes();
+  Shape kernel = {ws[2], ws[3]};
+  // A transposed convolution's input positions are the windows over grad,
+  // but an output_padding not below the stride adds windows past them (over
+  // the padding): only the first ones are kept.
+  auto first_windows = [&x](Tensor t) {
+    for (int64_t d = 2; d < 4; ++d) {
+      if (t.sizes()[d] > x.sizes()[d]) {
+        t = narrow(t, d, 0, x.sizes()[d]);
+      }
+    }
+    return t;
+  };
+  if (mask[0]) {
+    if (a.transposed) {
+      out[0] = finish(first_windows(convolution(
+          grad, w, Tensor(), st, pad, dil, false, {0, 0}, a.groups)));
+    } else {
+      // The columns of each group's input from its weight, summed back into
+      // their windows.
+      int64_t count = grad.sizes()[2] * grad.sizes()[3];
+      int64_t rows = ws[0] / a.groups;
+      int64_t per_group = ws[1] * ws[2] * ws[3];
+      Tensor mats = transpose(reshape(w, {a.groups, rows, per_group}), 1, 2);
+      Tensor cols = matmul(mats, reshape(grad, {n, a.groups, rows, count}));
+      Tensor flat = reshape(cols, {n, a.groups * per_group, count});
+      Shape size = {x.sizes()[2], x.sizes()[3]};
+      out[0] = finish(col2im(flat, size, kernel, dil, pad, st));
+    }
+  }
+  if (mask[1]) {
+    Tensor cols, flat;
+    if (a.transposed) {
+      cols = im2col(grad, kernel, dil, pad, st);
+      int64_t count = x.sizes()[2] * x.sizes()[3];
+      if (cols.sizes()[2] != count) {
+        Shape windows = window_counts(grad.sizes(), kernel, dil, pad, st);
+        Shape rows = {n, cols.sizes()[1], windows[0], windows[1]};
+        cols = reshape(
+            first_windows(reshape(cols, rows)), {n, cols.sizes()[1], count});
+      }
+      flat = reshape(x, {n, x.sizes()[1], count});
+    } else {
+      cols = im2col(x, kernel, dil, pad, st);
+      flat = reshape(grad, {n, grad.sizes()[1], cols.sizes()[2]});
+    }
+    out[1] = reshape(summed_products(flat, cols, n, a.groups), wsizes);
+  }
+  return out;
+}
+
 void check_pair(const char* name, const Shape& v) {
   NPGRAD_CHECK(
       v.size() == 2,
@@ -456,12 +541,7 @@ Tensor convolution(
       input.dtype() != ScalarType::Bool);
   Tensor out = convolution_values(input, weight, bias, a);
   if (auto node = record<ConvolutionBackward0>(out, {&input, &weight, &bias})) {
-    node->stride = a.stride;
-    node->padding = a.padding;
-    node->dilation = a.dilation;
-    node->output_padding = a.output_padding;
-    node->transposed = transposed;
-    node->groups = groups;
+    node->args = a;
     if (bias.defined() || from_conv_function) {
       node->bias_sizes = bias.defined() ? bias.sizes() : Shape{0};
     }
@@ -469,6 +549,62 @@ Tensor convolution(
     node->weight_ = SavedVariable(weight, false);
   }
   return out;
+}
+
+std::array<Tensor, 3> convolution_backward(
+    const Tensor& grad_output,
+    const Tensor& input,
+    const Tensor& weight,
+    const ConvArgs& args,
+    std::array<bool, 3> output_mask) {
+  std::array<Tensor, 3> grads;
+  {
+    AutoGradMode no_grad(false);
+    ScalarType dtype = grad_output.dtype();
+    if (is_reduced_float(dtype)) {
+      // In float32, each gradient rounded once, as the forward: the formulas
+      // chain a matmul with col2im's sums (or a matmul per sample with their
+      // sum), which would round at every step.
+      constexpr ScalarType f32 = ScalarType::Float32;
+      grads = convolution_gradients(
+          kernels::cast(grad_output, f32),
+          kernels::cast(input, f32),
+          kernels::cast(weight, f32),
+          args,
+          output_mask);
+      for (Tensor& t : grads) {
+        if (t.defined()) {
+          t = kernels::cast(t, dtype);
+        }
+      }
+    } else {
+      grads =
+          convolution_gradients(grad_output, input, weight, args, output_mask);
+    }
+  }
+  for (Tensor& t : grads) {
+    // A reshape or squeeze of a private intermediate: made a plain tensor,
+    // since it becomes the output of the node below.
+    if (t.defined() && t.is_view()) {
+      t = kernels::view_as_strided(t, t.sizes(), t.strides(), 0);
+    }
+  }
+  if (compute_requires_grad({&grad_output, &input, &weight})) {
+    auto node = make_node<ConvolutionBackwardBackward0>();
+    node->set_next_edges(collect_next_edges({&grad_output, &input, &weight}));
+    for (const Tensor& t : grads) {
+      if (t.defined()) {
+        set_history(t, node);
+      } else {
+        node->add_input_metadata_undefined();
+      }
+    }
+    node->args = args;
+    node->grad_output_ = SavedVariable(grad_output, false);
+    node->input_ = SavedVariable(input, false);
+    node->weight_ = SavedVariable(weight, false);
+  }
+  return grads;
 }
 
 Tensor im2col(

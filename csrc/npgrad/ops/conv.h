@@ -3,9 +3,18 @@
 // transposed forms call) and their sliding-window halves im2col (unfold) and
 // col2im (fold).
 
+#include <array>
+
 #include "npgrad/tensor/tensor.h"
 
 namespace npgrad::ops {
+
+/// A convolution's arguments after torch's checks: one value per spatial dim.
+struct ConvArgs {
+  Shape stride, padding, dilation, output_padding;
+  bool transposed = false;
+  int64_t groups = 1;
+};
 
 /// torch.convolution: input (N, C, *spatial) and weight (out, C / groups,
 /// *kernel), or with `transposed` weight (C, out / groups, *kernel); bias
@@ -24,6 +33,20 @@ Tensor convolution(
     const Shape& output_padding,
     int64_t groups,
     bool from_conv_function = false);
+
+/// torch's convolution_backward: the gradients (grad_input, grad_weight,
+/// grad_bias) of a convolution of `input` and `weight` with `args`, each
+/// undefined where output_mask is false. The values are computed without a
+/// graph; when grad_output, input or weight requires grad, the three results
+/// are the outputs of one ConvolutionBackwardBackward0 (torch's node under
+/// create_graph=True). torch's bias_sizes argument is left out: the bias's
+/// gradient only needs grad_output.
+std::array<Tensor, 3> convolution_backward(
+    const Tensor& grad_output,
+    const Tensor& input,
+    const Tensor& weight,
+    const ConvArgs& args,
+    std::array<bool, 3> output_mask);
 
 /// torch's im2col: the windows of a (C, H, W) or (N, C, H, W) input as
 /// columns (N, C * kH * kW, L). Records Im2ColBackward0.

@@ -1,5 +1,8 @@
 #include "npgrad/autograd/nodes/conv_nodes.h"
 
+#include <algorithm>
+#include <array>
+
 #include "npgrad/ops/conv.h"
 #include "npgrad/ops/ops.h"
 
@@ -7,103 +10,69 @@ namespace npgrad::autograd {
 
 using namespace npgrad::ops;
 
-namespace {
-
-// A 1-d convolution's arguments as a 2-d one's (a height of 1).
-Shape with_height(const Shape& v, int64_t height) {
-  Shape out = v;
-  if (out.size() == 1) {
-    out.insert(out.begin(), height);
-  }
-  return out;
-}
-
-// grad (n, g * rows, L) per group against a (g, rows, cols) matrix stack:
-// sum over n of grad[n, group] @ columns[n, group].T, as (g, rows, cols).
-Tensor summed_products(
-    const Tensor& grad, const Tensor& columns, int64_t n, int64_t g) {
-  int64_t count = columns.sizes()[2];
-  Tensor a = reshape(grad, {n, g, grad.sizes()[1] / g, count});
-  Tensor b = reshape(columns, {n, g, columns.sizes()[1] / g, count});
-  return sum(matmul(a, transpose(b, 2, 3)), {0}, false);
-}
-
-}  // namespace
-
 void ConvolutionBackward0::compute(const variable_list& g, variable_list& out) {
-  Tensor grad = g[0];
-  Tensor x = input_.unpack();
-  Tensor w = weight_.unpack();
-  // A reduced float computes in float32 and rounds each gradient once, as the
-  // forward does: the formulas below chain a matmul with col2im's sums (or a
-  // matmul per sample with their sum), which would round at every step.
-  ScalarType dtype = grad.dtype();
-  if (is_reduced_float(dtype)) {
-    variable_list wide = {to_dtype(g[0], ScalarType::Float32)};
-    x = to_dtype(x, ScalarType::Float32);
-    w = to_dtype(w, ScalarType::Float32);
-    compute_in(wide, x, w, out);
-    for (Tensor& t : out) {
-      if (t.defined()) {
-        t = to_dtype(t, dtype);
-      }
-    }
-    return;
-  }
-  compute_in(g, x, w, out);
+  std::array<Tensor, 3> grads = convolution_backward(
+      g[0],
+      input_.unpack(),
+      weight_.unpack(),
+      args,
+      {task_should_compute_output(0),
+       task_should_compute_output(1),
+       task_should_compute_output(2)});
+  std::move(grads.begin(), grads.end(), out.begin());
 }
 
-void ConvolutionBackward0::compute_in(
-    const variable_list& g, Tensor x, Tensor w, variable_list& out) {
-  Tensor grad = g[0];
-  bool one_d = grad.dim() == 3;
-  Shape st = with_height(stride, 1);
-  Shape pad = with_height(padding, 0);
-  Shape dil = with_height(dilation, 1);
-  if (one_d) {
-    grad = unsqueeze(grad, 2);
-    x = unsqueeze(x, 2);
-    w = unsqueeze(w, 2);
-  }
-  auto finish = [one_d](const Tensor& t) { return one_d ? squeeze(t, 2) : t; };
-  int64_t n = grad.sizes()[0];
-  const Shape& ws = w.sizes();
+// The convolution y = B(input, weight) is bilinear, and convolution_backward
+// gives (B_input^T gO, B_weight^T gO, the sum of gO). Differentiated along
+// (ggI, ggW, ggb): in grad_output B(ggI, weight) + B(input, ggW) + ggb per
+// channel; in input B_input^T gO at weight ggW; in weight B_weight^T gO at
+// input ggI (torch's _convolution_double_backward). The transposed forms are
+// bilinear too, with B the transposed convolution.
+void ConvolutionBackwardBackward0::compute(
+    const variable_list& g, variable_list& out) {
+  const Tensor& ggI = g[0];
+  const Tensor& ggW = g[1];
+  const Tensor& ggb = g[2];
+  Tensor grad_output = grad_output_.unpack();
+  Tensor input = input_.unpack();
+  Tensor weight = weight_.unpack();
+  auto convolve = [this](const Tensor& x, const Tensor& w) {
+    return convolution(
+        x,
+        w,
+        Tensor(),
+        args.stride,
+        args.padding,
+        args.dilation,
+        args.transposed,
+        args.output_padding,
+        args.groups);
+  };
   if (task_should_compute_output(0)) {
-    Shape kernel = {ws[2], ws[3]};
-    if (transposed) {
-      out[0] = finish(
-          convolution(grad, w, Tensor(), st, pad, dil, false, {0, 0}, groups));
-    } else {
-      // The columns of each group's input from its weight, summed back into
-      // their windows.
-      int64_t count = grad.sizes()[2] * grad.sizes()[3];
-      int64_t rows = ws[0] / groups;
-      int64_t per_group = ws[1] * ws[2] * ws[3];
-      Tensor mats = transpose(reshape(w, {groups, rows, per_group}), 1, 2);
-      Tensor cols = matmul(mats, reshape(grad, {n, groups, rows, count}));
-      Tensor flat = reshape(cols, {n, groups * per_group, count});
-      Shape size = {x.sizes()[2], x.sizes()[3]};
-      out[0] = finish(col2im(flat, size, kernel, dil, pad, st));
+    Tensor ggO;
+    auto add_term = [&ggO](const Tensor& t) {
+      ggO = ggO.defined() ? add(ggO, t) : t;
+    };
+    if (ggI.defined()) {
+      add_term(convolve(ggI, weight));
     }
-  }
-  if (task_should_compute_output(1)) {
-    Shape kernel = {ws[2], ws[3]};
-    Shape wsizes = one_d ? squeeze(w, 2).sizes() : ws;
-    if (transposed) {
-      Tensor cols = im2col(grad, kernel, dil, pad, st);
-      Tensor flat_x = reshape(x, {n, x.sizes()[1], cols.sizes()[2]});
-      out[1] = reshape(summed_products(flat_x, cols, n, groups), wsizes);
-    } else {
-      Tensor cols = im2col(x, kernel, dil, pad, st);
-      Tensor flat_grad = reshape(grad, {n, grad.sizes()[1], cols.sizes()[2]});
-      out[1] = reshape(summed_products(flat_grad, cols, n, groups), wsizes);
+    if (ggW.defined()) {
+      add_term(convolve(input, ggW));
     }
+    if (ggb.defined()) {
+      Shape per_channel(grad_output.dim(), 1);
+      per_channel[1] = ggb.sizes()[0];
+      add_term(expand(reshape(ggb, per_channel), grad_output.sizes()));
+    }
+    out[0] = ggO;
   }
-  if (task_should_compute_output(2)) {
-    out[2] =
-        sum(g[0],
-            one_d ? std::vector<int64_t>{0, 2} : std::vector<int64_t>{0, 2, 3},
-            false);
+  if (task_should_compute_output(1) && ggW.defined()) {
+    out[1] = convolution_backward(
+        grad_output, input, ggW, args, {true, false, false})[0];
+  }
+  if (task_should_compute_output(2) && ggI.defined()) {
+    out[2] = convolution_backward(
+        grad_output, ggI, weight, args, {false, true, false})[1];
   }
 }
 

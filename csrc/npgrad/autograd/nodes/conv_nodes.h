@@ -1,17 +1,32 @@
 #pragma once
-// Backward nodes of the convolutions and of their sliding-window halves
-// (im2col, col2im). Each formula is written with the ops themselves, so a
-// double backward records a graph of its own.
+// Backward nodes of the convolutions, of their backward op
+// (convolution_backward) and of their sliding-window halves (im2col, col2im).
+// Each formula is written with the ops themselves, so a double backward
+// records a graph of its own.
 
 #include <optional>
 
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/ops/conv.h"
 
 namespace npgrad::autograd {
 
+/// The arguments both convolution nodes show.
+struct ConvolutionNode : FormulaNode {
+  void visit_args(SavedAttributeVisitor& v) const {
+    v.int_list("_saved_dilation", args.dilation);
+    v.integer("_saved_groups", args.groups);
+    v.int_list("_saved_output_padding", args.output_padding);
+    v.int_list("_saved_padding", args.padding);
+    v.int_list("_saved_stride", args.stride);
+    v.boolean("_saved_transposed", args.transposed);
+  }
+  ops::ConvArgs args;
+};
+
 /// convolution (conv1d, conv2d and their transposed forms): the gradients of
-/// input, weight and bias.
-struct ConvolutionBackward0 final : FormulaNode {
+/// input, weight and bias, by the op convolution_backward.
+struct ConvolutionBackward0 final : ConvolutionNode {
   NPGRAD_NODE_NAME(ConvolutionBackward0)
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
@@ -20,26 +35,26 @@ struct ConvolutionBackward0 final : FormulaNode {
     } else {
       v.none("_saved_bias_sym_sizes_opt");
     }
-    v.int_list("_saved_dilation", dilation);
-    v.integer("_saved_groups", groups);
+    visit_args(v);
     v.tensor("_saved_input", input_);
-    v.int_list("_saved_output_padding", output_padding);
-    v.int_list("_saved_padding", padding);
-    v.int_list("_saved_stride", stride);
-    v.boolean("_saved_transposed", transposed);
     v.tensor("_saved_weight", weight_);
   }
   std::optional<Shape> bias_sizes;
-  Shape stride, padding, dilation, output_padding;
-  bool transposed = false;
-  int64_t groups = 1;
   SavedVariable input_, weight_;
+};
 
- private:
-  // The formulas, in the dtype of g (compute widens a reduced float to float32
-  // first).
-  void compute_in(
-      const variable_list& g, Tensor x, Tensor w, variable_list& out);
+/// convolution_backward (the convolution's gradients under
+/// create_graph=True): the gradients of grad_output, input and weight.
+struct ConvolutionBackwardBackward0 final : ConvolutionNode {
+  NPGRAD_NODE_NAME(ConvolutionBackwardBackward0)
+  void compute(const variable_list& g, variable_list& out) override;
+  void visit_saved(SavedAttributeVisitor& v) override {
+    visit_args(v);
+    v.tensor("_saved_grad_output", grad_output_);
+    v.tensor("_saved_input", input_);
+    v.tensor("_saved_weight", weight_);
+  }
+  SavedVariable grad_output_, input_, weight_;
 };
 
 /// im2col (unfold): its gradient is col2im of the gradient.
