@@ -101,7 +101,7 @@ def test_linear_default_init_shapes_bounds_and_seed(ng):
     assert a.weight.shape == (4, 5) and a.bias.shape == (4,)
     assert to_np(a.weight).tolist() == to_np(b.weight).tolist()
     bound = 1 / 5**0.5
-    assert float(a.weight.abs().max()) <= bound and float(a.bias.abs().max()) <= bound
+    assert a.weight.abs().max().item() <= bound and a.bias.abs().max().item() <= bound
     assert a.weight.dtype == ng.float32 and a.weight.requires_grad
     d = ng.nn.Linear(2, 3, bias=False, dtype=ng.float64)
     assert d.bias is None and d.weight.dtype == ng.float64 and list(d.state_dict()) == ["weight"]
@@ -271,4 +271,4 @@ def test_containers_train_together(ng):
     with ng.no_grad():
         for p in net.parameters():
             p -= 0.1 * p.grad
-    assert float(net(x).pow(2).mean()) < float(loss)
+    assert net(x).pow(2).mean().item() < loss.item()

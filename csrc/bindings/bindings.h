@@ -2,6 +2,8 @@
 // The thin binding layer: pybind11 only. Each bind_<thing>() mirrors a part
 // of the core; module.cpp calls them in dependency order.
 
+#include <atomic>
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -172,5 +174,9 @@ std::string python_type_name(py::handle obj);
 /// "attribute 'name' of 'T' objects is not writable" (T: type(self).__name__),
 /// as a getset descriptor without a setter does in torch.
 py::cpp_function not_writable(const char* name);
+/// torch's TORCH_WARN_ONCE: a UserWarning the first time `warned` is passed
+/// (every time after npgrad.set_warn_always(True)); throws
+/// py::error_already_set when warnings are errors.
+void warn_once(std::atomic<bool>& warned, const char* message);
 
 }  // namespace npgrad::bindings

@@ -6,7 +6,26 @@
 
 namespace npgrad::bindings {
 
-void bind_errors(py::module_&) {
+namespace {
+// torch.set_warn_always: TORCH_WARN_ONCE warnings warn every time.
+std::atomic<bool> warn_always{false};
+}  // namespace
+
+void warn_once(std::atomic<bool>& warned, const char* message) {
+  // The flag is set first, as torch's: a warning turned into an error is
+  // still the one warning.
+  if (warned.exchange(true) && !warn_always.load()) {
+    return;
+  }
+  if (PyErr_WarnEx(PyExc_UserWarning, message, 1) < 0) {
+    throw py::error_already_set();  // warnings turned into errors
+  }
+}
+
+void bind_errors(py::module_& m) {
+  m.def(
+      "set_warn_always", [](bool b) { warn_always.store(b); }, py::arg("b"));
+  m.def("is_warn_always_enabled", [] { return warn_always.load(); });
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) {

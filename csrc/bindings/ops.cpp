@@ -913,19 +913,12 @@ ScatterArgs scatter_args(
 // torch's warning (once per process, as its TORCH_WARN_ONCE) for the
 // deprecated reduce argument with a tensor src.
 void warn_scatter_reduce_deprecated() {
-  static bool warned = false;
-  if (warned) {
-    return;
-  }
-  warned = true;
-  if (PyErr_WarnEx(
-          PyExc_UserWarning,
-          "The reduce argument of torch.scatter with Tensor src is deprecated "
-          "and will be removed in a future PyTorch release. Use "
-          "torch.scatter_reduce instead for more reduction options.",
-          1) < 0) {
-    throw py::error_already_set();  // warnings turned into errors
-  }
+  static std::atomic<bool> warned{false};
+  warn_once(
+      warned,
+      "The reduce argument of torch.scatter with Tensor src is deprecated "
+      "and will be removed in a future PyTorch release. Use "
+      "torch.scatter_reduce instead for more reduction options.");
 }
 
 // An op that writes into self (Note [Ops that write into self] in
@@ -1650,7 +1643,18 @@ void bind_ops(py::module_& m) {
         "Boolean value of Tensor with more than one value is ambiguous");
     return kernels::item(a) != 0;
   });
-  cls.def("__float__", [](const Tensor& a) { return kernels::item(a); });
+  cls.def("__float__", [](const Tensor& a) {
+    // torch warns once per process (TORCH_WARN_ONCE) when a tensor that
+    // would record a graph becomes a Python float.
+    if (autograd::GradMode::is_enabled() && autograd::requires_grad(a)) {
+      static std::atomic<bool> warned{false};
+      warn_once(
+          warned,
+          "Converting a tensor with requires_grad=True to a scalar may lead "
+          "to unexpected behavior.\nConsider using tensor.detach() first.");
+    }
+    return kernels::item(a);
+  });
   cls.def("__int__", [](const Tensor& a) {
     return static_cast<int64_t>(kernels::item(a));
   });

@@ -926,6 +926,32 @@ torch.Size([2, 2])
 """,
 )
 
+# ---------------------------------------------------------------- warnings
+
+add_docstr(
+    _C.set_warn_always,
+    """When ``b`` is True, warnings that npgrad (like torch) gives once per process
+warn every time; False restores once per process.
+
+>>> import npgrad as torch
+>>> torch.set_warn_always(True)
+>>> torch.is_warn_always_enabled()
+True
+>>> torch.set_warn_always(False)
+""",
+)
+
+add_docstr(
+    _C.is_warn_always_enabled,
+    """Whether warnings given once per process warn every time (see
+``set_warn_always``).
+
+>>> import npgrad as torch
+>>> torch.is_warn_always_enabled()
+False
+""",
+)
+
 # ------------------------------------------------------------------- modes
 
 add_docstr(
