@@ -5,6 +5,7 @@
 #include "npgrad/autograd/engine.h"
 #include "npgrad/autograd/node.h"
 #include "npgrad/autograd/nodes/basic_nodes.h"
+#include "npgrad/ops/ops.h"
 #include "npgrad/util/error.h"
 #include "npgrad/util/error_messages.h"
 #include "python_function.h"
@@ -191,6 +192,17 @@ void bind_engine(py::module_& m) {
   // that reads an edge's metadata before the engine sees it.
   m.def("_check_gradient_edge", [](py::handle edge) {
     as_gradient_edge(edge, py::type::handle_of(edge));
+  });
+  // loss.backward()'s implicit gradient in one call: a fresh tensor of ones
+  // for an output that requires grad, has one element and a floating dtype;
+  // None for anything else, which Python's general path checks (and raises
+  // torch's errors for).
+  m.def("_implicit_grad", [](const Tensor& out) -> py::object {
+    if (!autograd::requires_grad(out) || out.numel() != 1 ||
+        !is_floating(out.dtype())) {
+      return py::none();
+    }
+    return py::cast(ops::ones_like(out));
   });
   // Any object: as in torch, a non-callable fails when the callback runs.
   m.def("_queue_callback", [](py::object cb) {

@@ -26,6 +26,8 @@ from ._device import _cpu
 from ._size import Size
 from ._tensor_str import PLAIN_REPR_TYPES, tensor_repr
 from .autograd import backward
+from .autograd._backward import _implicit_grad
+from .autograd.graph import _engine_run_backward
 from .utils import dlpack
 from .utils.hooks import RemovableHandle
 
@@ -82,6 +84,13 @@ def _backward(
     inputs: Any = None,
 ) -> None:
     """Computes the gradient of this tensor w.r.t. graph leaves."""
+    if gradient is None and inputs is None and create_graph is False and type(self) is Tensor:
+        # loss.backward(), the common call, straight to the engine: backward()'s
+        # argument handling is a tenth of a tiny op's forward + backward. The
+        # same implicit gradient (and errors) and the same engine call.
+        keep_graph = False if retain_graph is None else retain_graph
+        _engine_run_backward((self,), (_implicit_grad(self),), keep_graph, False, (), True, True)
+        return
     backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
 

@@ -7,8 +7,6 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from .. import _C
 from .._creation import ones, zeros_like
 from .graph import GradientEdge, _engine_run_backward
@@ -28,26 +26,19 @@ def _tensor_or_tensors_to_tuple(tensors: Any, length: int) -> tuple[Any, ...]:
     return tuple(tensors)
 
 
-# NumPy's dtype of each dtype, for the implicit gradients.
-_NP_DTYPES: dict[Any, np.dtype] = {}
-
-
 def _implicit_grad(out: _C.Tensor) -> _C.Tensor | None:
-    # The common case, ``loss.backward()`` of a plain tensor, without the
-    # general path's Size, generator and creation-function calls: a few
-    # microseconds of a tiny op's forward + backward. The same checks and the
-    # same fresh tensor of ones.
-    if not out.requires_grad:
-        return None
-    shape, out_dtype = out._shape, out.dtype
+    # The common case, ``loss.backward()`` of a plain tensor, in one native
+    # call (a fresh tensor of ones): the general path's Size, generator and
+    # creation-function calls cost a few microseconds of a tiny op's forward +
+    # backward. None from it: out does not require grad, or is not a
+    # one-element floating tensor, and torch's errors follow.
+    grad = _C._implicit_grad(out)
+    if grad is not None or not out.requires_grad:
+        return grad
+    shape = out._shape
     if shape and not all(s == 1 for s in shape):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    if not out_dtype.is_floating_point:
-        raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out_dtype}")
-    np_dtype = _NP_DTYPES.get(out_dtype)
-    if np_dtype is None:
-        np_dtype = _NP_DTYPES[out_dtype] = np.dtype(out_dtype._numpy_name)
-    return _C.Tensor._from_numpy(np.ones(shape, np_dtype) if shape else np.array(1, np_dtype))
+    raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
 
 
 def _make_grads(outputs: Sequence[Any], grads: Sequence[Any]) -> tuple[Any, ...]:

@@ -729,7 +729,7 @@ def _register_logging_hooks_on_whole_graph(t_outputs: Sequence[Any]) -> Callable
 
 
 def _engine_run_backward(t_outputs: Sequence[Any], *args: Any) -> Any:
-    attach_logging_hooks = log.getEffectiveLevel() <= logging.DEBUG
+    attach_logging_hooks = log.isEnabledFor(logging.DEBUG)  # cached by logging
     if attach_logging_hooks:
         unregister_hooks = _register_logging_hooks_on_whole_graph(t_outputs)
     try:
