@@ -427,13 +427,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     auto loop = [dt](const Tensor& t) {
       return t.defined() ? to_dtype(t, dt) : t;
     };
-    int64_t N = input.sizes()[0];
-    int64_t C = input.sizes()[1];
-    int64_t HxW = N * C > 0 ? input.numel() / (N * C) : 0;
-    // (N, C, HxW): each channel's statistics over dims 0 and 2.
-    Shape flat{N, C, HxW};
-    Shape stat{1, C, 1};
-    std::vector<int64_t> dims{0, 2};
+    ChannelGeometry geometry(input);
+    const Shape& flat = geometry.flat;
+    const Shape& stat = geometry.stat;
+    const std::vector<int64_t>& dims = geometry.dims;
     Tensor x = reshape(loop(input), flat);
     Tensor grad = reshape(loop(grad_out), flat);
     Tensor mu = reshape(loop(train ? save_mean : running_mean), stat);

@@ -308,13 +308,10 @@ void NativeBatchNormBackwardBackward0::compute(
   Tensor input = input_.unpack();
   Tensor grad_out = grad_out_.unpack();
   Tensor weight = weight_.unpack();
-  int64_t N = input.sizes()[0];
-  int64_t C = input.sizes()[1];
-  int64_t HxW = N * C > 0 ? input.numel() / (N * C) : 0;
-  // (N, C, HxW): each channel's group along dims 0 and 2.
-  Shape flat{N, C, HxW};
-  Shape stat{1, C, 1};
-  std::vector<int64_t> dims{0, 2};
+  ChannelGeometry geometry(input);
+  const Shape& flat = geometry.flat;
+  const Shape& stat = geometry.stat;
+  const std::vector<int64_t>& dims = geometry.dims;
   auto per_channel = [&](const Tensor& t) {
     return t.defined() ? reshape(t, stat) : t;
   };

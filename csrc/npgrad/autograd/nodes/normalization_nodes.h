@@ -24,6 +24,19 @@ Tensor normalized_grad(
     const Tensor& rstd,
     const std::vector<int64_t>& dims);
 
+/// Batch norm's view of an input (N, C, *): (N, C, HxW), each channel's
+/// statistics over dims 0 and 2, shaped (1, C, 1).
+struct ChannelGeometry {
+  explicit ChannelGeometry(const Tensor& input) {
+    int64_t N = input.sizes()[0];
+    int64_t C = input.sizes()[1];
+    flat = {N, C, N * C > 0 ? input.numel() / (N * C) : 0};
+    stat = {1, C, 1};
+  }
+  Shape flat, stat;
+  std::vector<int64_t> dims{0, 2};
+};
+
 /// Gradients w.r.t. (input, weight, bias) of native_layer_norm; torch's
 /// result1 is the mean, result2 the reciprocal standard deviation.
 struct NativeLayerNormBackward0 final : FormulaNode {
