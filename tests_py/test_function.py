@@ -533,6 +533,43 @@ def test_a_kept_ctx_keeps_its_node(ng):
     assert_close(np.array(grad), 2 * np.exp([0.5, -1.0]), rtol=1e-6)
 
 
+def _inner_ctx_of_a_chain_kept(lib):
+    """y = Exp(x), z = Exp(y); only y's ctx is kept: z's node goes first, and y's
+    node is torn down as its child (the iterative teardown), then used again."""
+
+    class Exp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.saved_tensors[1]
+
+    x = lib.tensor([0.5, -1.0, 0.25], requires_grad=True)
+    y = Exp.apply(x)
+    z = Exp.apply(y)
+    ctx = y.grad_fn
+    del y, z
+    gc.collect()
+    (_, y_saved) = ctx.saved_tensors
+    (y_saved * 2).sum().backward()
+    return {
+        "next": [(f.name(), i) for f, i in ctx.next_functions],
+        "metadata": dict(ctx.metadata),
+        "grad": to_np(x.grad).tolist(),
+    }
+
+
+@pytest.mark.usefixtures("torch_ref")
+def test_a_kept_ctx_of_a_torn_down_chain_keeps_its_node(ng):
+    got, expected = run_both(_inner_ctx_of_a_chain_kept)
+    assert_close(np.array(got.pop("grad")), np.array(expected.pop("grad")), rtol=1e-6)
+    assert got == expected == {"next": [("torch::autograd::AccumulateGrad", 0)], "metadata": {}}
+
+
 def _saved_hook_counts(lib, name):
     log = []
 

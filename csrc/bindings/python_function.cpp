@@ -299,6 +299,10 @@ void PyNode::release_for_destruction() {
     auto& base = ctx.cast<FunctionBase&>();
     base.cdata = heir;
     base.owner = std::move(heir);
+    // This node is an empty shell now: destroy_node may call this again
+    // (a node taken from a dying parent's edges is gathered twice), and it
+    // must not hand over a second time.
+    ctx = py::object();
     return;
   }
   if (FunctionBase* base = ctx_owned_alone(ctx)) {
