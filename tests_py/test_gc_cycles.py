@@ -357,3 +357,28 @@ def test_saved_tensors_kept_with_retain_graph_then_freed_with_the_graph(ng):
     del y
     gc.collect()
     assert buf() is None
+
+
+def test_gc_while_the_first_ctx_of_a_new_function_is_made(ng):
+    # Note [Traversing half-made instances]: with a collection at every allocation,
+    # the GC runs while pybind11 lays out the first ctx of each new Function class
+    # (its type cache allocates a weakref) and traverses that half-made ctx.
+    x = ng.ones(2, requires_grad=True)
+    threshold = gc.get_threshold()
+    gc.set_threshold(1)
+    try:
+        for _ in range(10):
+
+            class Double(ng.autograd.Function):
+                @staticmethod
+                def forward(ctx, t):
+                    return t * 2
+
+                @staticmethod
+                def backward(ctx, g):
+                    return g * 2
+
+            Double.apply(x).sum().backward()
+    finally:
+        gc.set_threshold(*threshold)
+    assert x.grad.tolist() == [20.0, 20.0]

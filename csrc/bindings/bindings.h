@@ -174,6 +174,26 @@ std::string python_type_name(py::handle obj);
 /// "attribute 'name' of 'T' objects is not writable" (T: type(self).__name__),
 /// as a getset descriptor without a setter does in torch.
 py::cpp_function not_writable(const char* name);
+/// Whether a pybind11 instance's C++ value is constructed, safe inside a
+/// tp_traverse or tp_clear.
+///
+/// Note [Traversing half-made instances]: pybind11 lays an instance out after
+/// allocating it, and the first instance of a new Python subclass (each
+/// Function's ctx class) fills pybind11's type cache then, which allocates a
+/// weakref and so can run the GC. The GC traverses the new instance: not laid
+/// out yet, it must read as unconstructed without a type lookup (pybind11's
+/// get_value_and_holder() would index the type's still-empty list of C++
+/// bases, a crash).
+inline bool holder_constructed(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (inst->simple_layout) {
+    return inst->simple_holder_constructed;
+  }
+  if (inst->nonsimple.values_and_holders == nullptr) {
+    return false;  // not laid out yet: the memory is still tp_alloc's zeros
+  }
+  return inst->get_value_and_holder().holder_constructed();
+}
 /// torch's TORCH_WARN_ONCE: a UserWarning the first time `warned` is passed
 /// (every time after npgrad.set_warn_always(True)); throws
 /// py::error_already_set when warnings are errors.

@@ -17,8 +17,7 @@ namespace {
 // The node of a pybind11 instance of a node class, when the wrapper's holder
 // is its only strong reference.
 autograd::Node* node_owned_alone(PyObject* self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  if (!inst->get_value_and_holder().holder_constructed()) {
+  if (!holder_constructed(self)) {
     return nullptr;
   }
   auto* node = py::handle(self).cast<autograd::Node*>();
@@ -105,8 +104,7 @@ int node_clear(PyObject* self) {
 
 // The C++ state of a Function ctx, once constructed.
 FunctionBase* function_base(PyObject* self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  if (!inst->get_value_and_holder().holder_constructed()) {
+  if (!holder_constructed(self)) {
     return nullptr;
   }
   return py::handle(self).cast<FunctionBase*>();

@@ -365,15 +365,13 @@ void bind_multi_grad_state(py::module_& m) {
         type->tp_flags |= Py_TPFLAGS_HAVE_GC;
         type->tp_traverse = [](PyObject* self, visitproc visit, void* arg) {
           Py_VISIT(Py_TYPE(self));
-          auto* inst = reinterpret_cast<py::detail::instance*>(self);
-          if (!inst->get_value_and_holder().holder_constructed()) {
+          if (!holder_constructed(self)) {
             return 0;
           }
           return py::handle(self).cast<MultiGradState&>().traverse(visit, arg);
         };
         type->tp_clear = [](PyObject* self) {
-          auto* inst = reinterpret_cast<py::detail::instance*>(self);
-          if (inst->get_value_and_holder().holder_constructed()) {
+          if (holder_constructed(self)) {
             py::handle(self).cast<MultiGradState&>().clear();
           }
           return 0;

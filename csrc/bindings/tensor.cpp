@@ -30,12 +30,11 @@ PyTypeObject* tensor_type = nullptr;
 }  // namespace
 
 std::shared_ptr<TensorImpl>* tensor_holder(PyObject* self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  auto v_h = inst->get_value_and_holder();
-  if (!v_h.holder_constructed()) {
+  if (!holder_constructed(self)) {
     return nullptr;
   }
-  return &v_h.holder<std::shared_ptr<TensorImpl>>();
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  return &inst->get_value_and_holder().holder<std::shared_ptr<TensorImpl>>();
 }
 
 const py::detail::type_info* tensor_type_info() {
