@@ -66,6 +66,19 @@ def fns(lib: Any) -> types.SimpleNamespace:
             (out,) = ctx.saved_tensors
             return g * out
 
+    class ExpInOut(Function):
+        """exp(x), saving the input and the output."""
+
+        @staticmethod
+        def forward(ctx, x):
+            out = x.exp()
+            ctx.save_for_backward(x, out)
+            return out
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * ctx.saved_tensors[1]
+
     class Mul(Function):
         @staticmethod
         def forward(ctx, a, b):
@@ -482,21 +495,8 @@ def _ctx_kept_alone(lib):
     """A ctx kept after its output (and every other reference to its node) is gone:
     what it still answers, as a node, and a backward through its saved output."""
     log = []
-
-    class Exp(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            y = x.exp()
-            ctx.save_for_backward(x, y)
-            return y
-
-        @staticmethod
-        def backward(ctx, g):
-            _, y = ctx.saved_tensors
-            return g * y
-
     x = lib.tensor([0.5, -1.0], requires_grad=True)
-    out = Exp.apply(x)
+    out = fns(lib).ExpInOut.apply(x)
     ctx = out.grad_fn
     ctx.register_hook(lambda grad_inputs, grad_outputs: log.append("post-hook"))
     ctx.metadata["tag"] = "kept"
@@ -534,23 +534,12 @@ def test_a_kept_ctx_keeps_its_node(ng):
 
 
 def _inner_ctx_of_a_chain_kept(lib):
-    """y = Exp(x), z = Exp(y); only y's ctx is kept: z's node goes first, and y's
+    """y = ExpInOut(x), z = ExpInOut(y); only y's ctx is kept: z's node goes first, and y's
     node is torn down as its child (the iterative teardown), then used again."""
-
-    class Exp(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            y = x.exp()
-            ctx.save_for_backward(x, y)
-            return y
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * ctx.saved_tensors[1]
-
+    exp = fns(lib).ExpInOut
     x = lib.tensor([0.5, -1.0, 0.25], requires_grad=True)
-    y = Exp.apply(x)
-    z = Exp.apply(y)
+    y = exp.apply(x)
+    z = exp.apply(y)
     ctx = y.grad_fn
     del y, z
     gc.collect()
