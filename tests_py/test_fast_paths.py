@@ -4,7 +4,9 @@ Elementwise ops with one value per row (``x op r`` for ``r`` of shape ``(..., 1)
 either side, into a new tensor and in place, of at least 16 and fewer
 than 16 elements per row, with a bool result); layer_norm rows that are not a
 multiple of the row sums' eight lanes; attention rows whose keys are all masked, in
-the forward and the backward; and a strided, dilated, grouped convolution's
+the forward and the backward; attention below and above the size where its loops for
+small inputs give way to batched matmuls, with every kind of mask, grouped heads and
+strided inputs; and a strided, dilated, grouped convolution's
 gradients from the im2col and col2im loops, with and without ``create_graph``.
 """
 
@@ -67,6 +69,54 @@ def test_attention_fully_masked_rows() -> None:
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-12)
     assert np.all(to_np(got[0])[:, :, 2] == 0)
+
+
+# (batch, query heads, key heads, queries, keys, features): the first three take
+# the loops for small inputs (at most 8192 multiply-adds), the last two the matmuls.
+_ATTENTION_SIZES = [(1, 2, 2, 3, 5, 4), (2, 4, 2, 4, 3, 2), (1, 2, 1, 16, 16, 8), (1, 4, 2, 16, 16, 16), (2, 2, 2, 9, 33, 8)]
+# attn_mask: its shape relative to (batch, query heads, queries, keys), or a bool
+# mask; with is_causal, none (torch takes one or the other).
+_ATTENTION_MASKS = [(None, False), (None, True), ("2d", False), ("heads_broadcast", False), ("full", False), ("bool", False)]
+
+
+def _attention_mask(kind: str | None, b: int, h: int, lq: int, lk: int) -> np.ndarray | None:
+    if kind is None:
+        return None
+    if kind == "2d":
+        return _arr(lq, lk, dtype="float64")
+    if kind == "heads_broadcast":
+        return _arr(1, h, 1, lk, dtype="float64")
+    if kind == "full":
+        return _arr(b, h, lq, lk, dtype="float64")
+    keep = RNG.standard_normal((b, 1, lq, lk)) > -0.5
+    keep[..., 0] = True  # every query sees a key
+    return keep
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("mask_kind", "is_causal"), _ATTENTION_MASKS)
+@pytest.mark.parametrize("sizes", _ATTENTION_SIZES)
+def test_attention_small_and_large(sizes: tuple[int, ...], mask_kind: str | None, is_causal: bool, dtype: str) -> None:
+    b, hq, hk, lq, lk, e = sizes
+    # key and value are made (batch, keys, heads, features) and transposed: strided inputs.
+    q = _arr(b, hq, lq, e, dtype=dtype)
+    k, v = _arr(b, lk, hk, e, dtype=dtype), _arr(b, lk, hk, e, dtype=dtype)
+    mask = _attention_mask(mask_kind, b, hq, lq, lk)
+    g = _arr(b, hq, lq, e, dtype=dtype)
+
+    def fn(lib):
+        qs, ks, vs = (from_np(lib, a, requires_grad=True) for a in (q, k, v))
+        m = None if mask is None else from_np(lib, mask if mask.dtype == bool else mask.astype(dtype))
+        out = lib.nn.functional.scaled_dot_product_attention(
+            qs, ks.transpose(1, 2), vs.transpose(1, 2), attn_mask=m, is_causal=is_causal, scale=0.6, enable_gqa=hq != hk
+        )
+        out.backward(from_np(lib, g))
+        return out, qs.grad, ks.grad, vs.grad
+
+    got, expected = run_both(fn)
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == "float64" else {"rtol": 2e-5, "atol": 2e-5}
+    for a, x in zip(got, expected):
+        assert_close(a, x, **tol)
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
