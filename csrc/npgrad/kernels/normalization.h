@@ -86,4 +86,26 @@ void layer_norm_backward(
     const Tensor& dweight,
     const Tensor& dbias);
 
+/// The gradients of batch norm over contiguous (N, C, HxW) buffers of x's
+/// dtype, per channel c with mean[c], invstd[c] (the batch's in training, the
+/// running statistics' in evaluation) and weight[c]: in training dx =
+/// invstd * weight * (grad - mean(grad) - xhat * mean(grad * xhat)) with the
+/// means over N and HxW, in evaluation dx = grad * invstd * weight; dweight
+/// = sum of grad * xhat, dbias = sum of grad (C entries). Each of dx,
+/// dweight, dbias is written if defined. One pass over a channel for the two
+/// sums (accumulated in float64 per channel), one for dx.
+void batch_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    const std::vector<double>& mean,
+    const std::vector<double>& invstd,
+    const std::vector<double>& weight,
+    bool train,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias);
+
 }  // namespace npgrad::kernels
