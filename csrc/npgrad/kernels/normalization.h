@@ -108,4 +108,24 @@ void batch_norm_backward(
     const Tensor& dweight,
     const Tensor& dbias);
 
+/// The gradients of group norm over a contiguous (N, C, HxW) buffer of x's
+/// dtype, `group` groups of C / group channels, with mean and rstd per (n,
+/// group) (N * group entries) and weight[c]: dx = rstd * (gw - mean(gw) -
+/// xhat * mean(gw * xhat)) with gw = grad * weight and the means over the
+/// group, dweight = sum over n and HxW of grad * xhat, dbias = sum of grad
+/// (C entries). Each of dx, dweight, dbias is written if defined.
+void group_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    const std::vector<double>& mean,
+    const std::vector<double>& rstd,
+    const std::vector<double>& weight,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias);
+
 }  // namespace npgrad::kernels

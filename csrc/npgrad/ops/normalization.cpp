@@ -224,6 +224,42 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(
   return {out, mean, rstd};
 }
 
+std::tuple<Tensor, Tensor, Tensor> group_norm_backward_values(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    std::array<bool, 3> output_mask) {
+  ScalarType dt = loop_dtype(input.dtype());
+  std::vector<double> w =
+      weight.defined() ? values_of(weight) : std::vector<double>(C, 1.0);
+  Tensor dx = output_mask[0] ? kernels::empty(input.sizes(), dt) : Tensor();
+  Tensor dw = output_mask[1] ? kernels::empty(Shape{C}, dt) : Tensor();
+  Tensor db = output_mask[2] ? kernels::empty(Shape{C}, dt) : Tensor();
+  kernels::group_norm_backward(
+      dense(grad_out, dt),
+      dense(input, dt),
+      N,
+      C,
+      HxW,
+      group,
+      values_of(mean),
+      values_of(rstd),
+      w,
+      dx,
+      dw,
+      db);
+  auto round = [&](const Tensor& t) {
+    return t.defined() ? from_loop_dtype(t, input.dtype()) : t;
+  };
+  return {round(dx), round(dw), round(db)};
+}
+
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     const Tensor& input,
     const Tensor& weight,

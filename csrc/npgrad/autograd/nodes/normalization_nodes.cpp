@@ -252,6 +252,23 @@ void NativeGroupNormBackward0::compute(
     const variable_list& g, variable_list& out) {
   // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
   Tensor input = input_.unpack();
+  if (!GradMode::is_enabled()) {
+    // No graph to record: one loop over each group.
+    std::tie(out[0], out[1], out[2]) = group_norm_backward_values(
+        g[0],
+        input,
+        result1_.unpack(),
+        result2_.unpack(),
+        weight_.unpack(),
+        N,
+        C,
+        HxW,
+        group,
+        {should_compute_output(0),
+         should_compute_output(1),
+         should_compute_output(2)});
+    return;
+  }
   compute_float(input, g, out);
   round_to(input.dtype(), out);
 }
