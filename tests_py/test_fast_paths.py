@@ -6,7 +6,8 @@ than 16 elements per row, with a bool result); layer_norm rows that are not a
 multiple of the row sums' eight lanes; attention rows whose keys are all masked, in
 the forward and the backward; attention below and above the size where its loops for
 small inputs give way to batched matmuls, with every kind of mask, grouped heads and
-strided inputs; and a strided, dilated, grouped convolution's
+strided inputs; (log_)softmax over each dim of tensors with few lanes (taken lane by
+lane) and many, with a plain and an expanded gradient; and a strided, dilated, grouped convolution's
 gradients from the im2col and col2im loops, with and without ``create_graph``.
 """
 
@@ -69,6 +70,33 @@ def test_attention_fully_masked_rows() -> None:
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-12)
     assert np.all(to_np(got[0])[:, :, 2] == 0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape", [(3, 5, 4), (9, 10, 8), (2, 70)])
+def test_softmax_lanes(shape: tuple[int, ...], log: bool, dtype: str) -> None:
+    x = _arr(*shape, dtype=dtype) * 3
+    x.flat[1] = -np.inf
+    g = _arr(*shape, dtype=dtype)
+
+    def fn(lib):
+        results = []
+        for dim in range(-len(shape), len(shape)):
+            for grad in (g, None):
+                xs = from_np(lib, x, requires_grad=True)
+                out = lib.log_softmax(xs, dim) if log else lib.softmax(xs, dim)
+                if grad is None:
+                    out.sum().backward()  # an expanded gradient
+                else:
+                    out.backward(from_np(lib, grad))
+                results += [out, xs.grad]
+        return results
+
+    got, expected = run_both(fn)
+    tol = {"rtol": 1e-12, "atol": 1e-14} if dtype == "float64" else {"rtol": 1e-5, "atol": 1e-6}
+    for a, e in zip(got, expected):
+        assert_close(a, e, **tol)
 
 
 # (batch, query heads, key heads, queries, keys, features): the first three take
