@@ -148,9 +148,10 @@ def test_attention_small_and_large(sizes: tuple[int, ...], mask_kind: str | None
 
 
 @pytest.mark.parametrize("create_graph", [False, True])
-def test_conv_grads_through_the_window_loops(create_graph: bool) -> None:
-    x, w = _arr(3, 4, 9, 7, dtype="float64"), _arr(6, 2, 3, 2, dtype="float64")
-    g = _arr(3, 6, 5, 5, dtype="float64")
+@pytest.mark.parametrize("batch", [3, 12])  # direct loops (up to 8192 multiply-adds), im2col
+def test_conv_grads_through_the_window_loops(create_graph: bool, batch: int) -> None:
+    x, w = _arr(batch, 4, 9, 7, dtype="float64"), _arr(6, 2, 3, 2, dtype="float64")
+    g = _arr(batch, 6, 5, 5, dtype="float64")
 
     def fn(lib):
         xs, ws = from_np(lib, x, requires_grad=True), from_np(lib, w, requires_grad=True)
@@ -160,3 +161,42 @@ def test_conv_grads_through_the_window_loops(create_graph: bool) -> None:
     got, expected = run_both(fn)
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-12)
+
+
+# (name, call, input shape, weight shape): each at a small batch (the direct loops)
+# and a large one (im2col and BLAS).
+_CONVS = [
+    ("conv1d", lambda F, x, w, b: F.conv1d(x, w, b, stride=2, padding=1, dilation=2), (3, 11), (4, 3, 3)),
+    ("conv2d_groups", lambda F, x, w, b: F.conv2d(x, w, b, padding="same", groups=2), (4, 6, 5), (6, 2, 3, 3)),
+    (
+        "conv_transpose2d",
+        lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+        (4, 3, 4),
+        (4, 3, 3, 3),
+    ),
+    (
+        "conv_transpose1d",
+        lambda F, x, w, b: F.conv_transpose1d(x, w, b, stride=3, output_padding=2, dilation=2),
+        (2, 5),
+        (2, 3, 2),
+    ),
+]
+
+
+@pytest.mark.parametrize("batch", [1, 200])
+@pytest.mark.parametrize(("name", "call", "x_shape", "w_shape"), _CONVS, ids=[c[0] for c in _CONVS])
+def test_convolutions_small_and_large(name: str, call, x_shape, w_shape, batch: int) -> None:
+    x, w = _arr(batch, *x_shape, dtype="float64"), _arr(*w_shape, dtype="float64")
+    out_channels = w_shape[1] * (2 if name == "conv_transpose2d" else 1) if name.startswith("conv_transpose") else w_shape[0]
+    b = _arr(out_channels, dtype="float64")
+
+    def fn(lib):
+        xs, ws, bs = (from_np(lib, a, requires_grad=True) for a in (x, w, b))
+        out = call(lib.nn.functional, xs, ws, bs)
+        (out * out).sum().backward()
+        return out, xs.grad, ws.grad, bs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-10, atol=1e-10)
+
