@@ -111,6 +111,9 @@ void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);
 /// The op tables' functions, methods and node classes (op_tables.cpp).
 void bind_op_tables(py::module_& m);
+/// The matrix product table (linalg_table.cpp), from bind_op_tables: its
+/// functions, methods, node classes, and its rows appended to `table`.
+void bind_linalg_table(py::module_& m, py::module_& nodes, py::list& table);
 void bind_nodes(py::module_& m);
 void bind_engine(py::module_& m);
 void bind_modes(py::module_& m);
