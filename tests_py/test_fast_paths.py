@@ -1,14 +1,16 @@
-"""The shapes at the edges of npgrad's fast paths for model-sized layers, against torch.
+"""The shapes at the edges of npgrad's fast paths, against torch.
 
 Elementwise ops with one value per row (``x op r`` for ``r`` of shape ``(..., 1)``,
-either side, into a new tensor and in place, of at least 16 and fewer
-than 16 elements per row, with a bool result); layer_norm rows that are not a
-multiple of the row sums' eight lanes; attention rows whose keys are all masked, in
-the forward and the backward; attention below and above the size where its loops for
-small inputs give way to batched matmuls, with every kind of mask, grouped heads and
-strided inputs; (log_)softmax over each dim of tensors with few lanes (taken lane by
-lane) and many, with a plain and an expanded gradient; and a strided, dilated, grouped convolution's
-gradients from the im2col and col2im loops, with and without ``create_graph``.
+either side, into a new tensor and in place, of at least 16 and fewer than 16 elements
+per row, with a bool result); layer_norm rows that are not a multiple of the row sums'
+eight lanes; attention rows whose keys are all masked, in the forward and the backward;
+attention below and above the size where its loops for small inputs give way to batched
+matmuls, with every kind of mask, grouped heads and strided inputs, and a mask that
+would grow the scores; (log_)softmax over each dim of tensors with few lanes (taken
+lane by lane) and many, with a plain and an expanded gradient, and of empty tensors; a
+strided, dilated, grouped convolution's gradients from the direct loops of small
+convolutions and from the im2col and col2im loops, with and without ``create_graph``,
+and every kind of convolution at both sizes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from oracle import assert_close, assert_same_result, from_np, run_both, to_np
+from oracle import assert_close, assert_same_error, assert_same_result, from_np, run_both, to_np
 
 RNG = np.random.default_rng(0)
 
@@ -214,3 +216,24 @@ def test_convolutions_small_and_large(name: str, call, x_shape, w_shape, batch: 
     got, expected = run_both(fn)
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize(("shape", "dim"), [((0, 3), 0), ((0, 3), 1), ((3, 0), 1), ((2, 0, 4), 0)])
+def test_softmax_of_an_empty_tensor(shape: tuple[int, ...], dim: int) -> None:
+    def fn(lib):
+        x = lib.zeros(*shape, requires_grad=True)
+        y, z = lib.softmax(x, dim), lib.log_softmax(x, dim)
+        (y.sum() + z.sum()).backward()
+        return y, z, x.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_same_result(a, e)
+
+
+def test_attention_mask_that_would_grow_the_scores_is_refused() -> None:
+    def fn(lib):
+        q = lib.ones(1, 2, 3, 4)
+        return lib.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=lib.zeros(2, 1, 2, 3, 3))
+
+    assert_same_error(fn)

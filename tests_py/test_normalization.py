@@ -275,3 +275,70 @@ def test_tensors_are_usable_after_an_error(ng):
     out = ng.nn.functional.layer_norm(x * 2, (3,))
     out.sum().backward()
     assert x.grad.shape == (2, 3)
+
+
+# torch's CPU norms take parameters of the input's dtype, or float32 ones with a
+# float16/bfloat16 input: (input dtype, weight dtype, running statistics dtype).
+_MIXED_DTYPES = [
+    ("float64", None, "float32"),
+    ("float64", "float32", None),
+    ("float32", "float64", None),
+    ("float32", None, "float64"),
+    ("float64", "float64", "float32"),
+]
+
+
+@pytest.mark.parametrize(("x_dtype", "w_dtype", "stats_dtype"), _MIXED_DTYPES)
+@pytest.mark.parametrize("training", [False, True])
+def test_batch_norm_parameter_dtypes_match_torch(
+    x_dtype: str, w_dtype: str | None, stats_dtype: str | None, training: bool
+) -> None:
+    if stats_dtype is None and not training:
+        pytest.skip("evaluation needs running statistics")
+
+    def fn(lib):
+        x = lib.ones(3, 2, dtype=getattr(lib, x_dtype))
+        w = None if w_dtype is None else lib.ones(2, dtype=getattr(lib, w_dtype))
+        stats = (
+            (None, None)
+            if stats_dtype is None
+            else (lib.zeros(2, dtype=getattr(lib, stats_dtype)), lib.ones(2, dtype=getattr(lib, stats_dtype)))
+        )
+        return lib.nn.functional.batch_norm(x, *stats, weight=w, training=training)
+
+    assert_same_error(fn)
+
+
+@pytest.mark.parametrize("norm", ["layer_norm", "group_norm"])
+@pytest.mark.parametrize(
+    ("x_dtype", "w_dtype", "b_dtype"),
+    [("float64", "float32", None), ("float32", "float64", None), ("float32", "float32", "float64")],
+)
+def test_layer_and_group_norm_parameter_dtypes_match_torch(
+    norm: str, x_dtype: str, w_dtype: str, b_dtype: str | None
+) -> None:
+    def fn(lib):
+        x = lib.ones(3, 2, dtype=getattr(lib, x_dtype))
+        w = lib.ones(2, dtype=getattr(lib, w_dtype))
+        b = None if b_dtype is None else lib.zeros(2, dtype=getattr(lib, b_dtype))
+        if norm == "layer_norm":
+            return lib.nn.functional.layer_norm(x, (2,), w, b)
+        return lib.nn.functional.group_norm(x, 1, w, b)
+
+    assert_same_error(fn)
+
+
+def test_reduced_float_input_with_float32_parameters_is_allowed() -> None:
+    def fn(lib):
+        x = lib.ones(3, 2, dtype=lib.bfloat16)
+        w = lib.ones(2)
+        return (
+            lib.nn.functional.batch_norm(x, lib.zeros(2), lib.ones(2), weight=w),
+            lib.nn.functional.layer_norm(x, (2,), w),
+            lib.nn.functional.group_norm(x, 1, w),
+        )
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert str(a.dtype) == str(e.dtype)
+        np.testing.assert_allclose(to_np(a).astype("float64"), to_np(e).astype("float64"))

@@ -366,6 +366,9 @@ Tensor softmax(const Tensor& a, int64_t dim, bool log) {
     // See Note [Reduced floats compute in float32 where torch does].
     return cast(softmax(cast(a, ScalarType::Float32), dim, log), a.dtype());
   }
+  if (a.numel() == 0) {
+    return empty(a.sizes(), a.dtype());
+  }
   Tensor fused;
   if (try_softmax_rows(a, dim, log, &fused)) {
     return fused;

@@ -12,6 +12,7 @@
 #include "npgrad/autograd/nodes/normalization_nodes.h"
 #include "npgrad/kernels/attention.h"
 #include "npgrad/kernels/kernels.h"
+#include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
 #include "npgrad/util/error.h"
@@ -55,6 +56,9 @@ Tensor attention_scores(
   Tensor k = repeat_heads(key, query.sizes()[1]);
   Tensor scores = mul(matmul(query, transpose(k, -2, -1)), scalar(scale));
   if (attn_mask.defined()) {
+    // torch adds the mask into the scores in place: it must broadcast to
+    // them without growing them.
+    check_broadcasts_to_self(scores, attn_mask);
     scores = add(scores, attn_mask);
   }
   if (is_causal) {

@@ -3,6 +3,7 @@
 #include "npgrad/ops/normalization.h"
 
 #include <cmath>
+#include <initializer_list>
 #include <utility>
 
 #include "npgrad/autograd/grad_mode.h"
@@ -48,6 +49,43 @@ void check_floating(const Tensor& input, const char* kernel) {
       "\" not implemented for '",
       scalar_type_name(input.dtype()),
       "'");
+}
+
+// torch's CPU norm kernels take parameters (weight, bias, running
+// statistics) of the input's dtype, or float32 ones with a float16/bfloat16
+// input ("mixed" when the first defined parameter's dtype is not the
+// input's).
+void check_parameter_dtypes(
+    const Tensor& input, std::initializer_list<const Tensor*> params) {
+  const Tensor* first = nullptr;
+  for (const Tensor* p : params) {
+    if (p->defined()) {
+      first = p;
+      break;
+    }
+  }
+  if (first == nullptr) {
+    return;
+  }
+  if (first->dtype() != input.dtype()) {
+    for (const Tensor* p : params) {
+      NPGRAD_CHECK(
+          !p->defined() || p->dtype() == ScalarType::Float32,
+          "mixed dtype (CPU): expect parameter to have scalar type of Float");
+    }
+    NPGRAD_CHECK(
+        is_reduced_float(input.dtype()),
+        "mixed dtype (CPU): all inputs must share same datatype.");
+    return;
+  }
+  for (const Tensor* p : params) {
+    NPGRAD_CHECK(
+        !p->defined() || p->dtype() == input.dtype(),
+        "expected scalar type ",
+        scalar_type_name(input.dtype()),
+        " but found ",
+        scalar_type_name(p->dtype()));
+  }
 }
 
 Shape shape_of_vector(const std::vector<double>& v) {
@@ -143,6 +181,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(
         shape_str(input.sizes()));
   }
   check_floating(input, "LayerNormKernelImpl");
+  check_parameter_dtypes(input, {&weight, &bias});
   ScalarType dt = loop_dtype(input.dtype());
   int64_t M = 1;
   int64_t N = 1;
@@ -206,6 +245,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(
         shape_str(input.sizes()));
   }
   check_floating(input, "GroupNormKernelImpl");
+  check_parameter_dtypes(input, {&weight, &bias});
   ScalarType dt = loop_dtype(input.dtype());
   Tensor x = dense(input, dt);
   int64_t rows = N * group;
@@ -323,6 +363,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     }
   }
   check_floating(input, "batch_norm");
+  check_parameter_dtypes(input, {&weight, &bias, &running_mean, &running_var});
   ScalarType dt = loop_dtype(input.dtype());
   Tensor x = dense(input, dt);
   std::vector<double> mean, var;
