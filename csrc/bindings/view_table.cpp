@@ -20,13 +20,10 @@ namespace {
 
 using namespace py::literals;
 
-// How an argument of an entry's Args comes from Python: its bound type, and
-// its name in the table row's params.
+// How an argument of an entry's Args comes from Python: its bound type, the
+// conversion, and its type in the table row's params.
 template <typename T>
-struct PyParam {
-  using type = T;
-  static T from(T value) { return value; }
-};
+struct PyParam;
 template <>
 struct PyParam<int64_t> {
   using type = int64_t;

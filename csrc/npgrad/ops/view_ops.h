@@ -4,9 +4,10 @@
 // geometry and its checks, nodes, saved state, backward formula, docstring.
 //
 // Not here (views.cpp):
-// - reshape, flatten, unflatten, movedim/moveaxis, narrow, swapaxes/swapdims,
-//   view_as, expand_as: composites that dispatch to other views (torch
-//   records the views they call, or _reshape_alias/_unsafe_view);
+// - reshape, flatten, unflatten, movedim/moveaxis, narrow, view_as,
+//   expand_as, and swapaxes/swapdims (with swapaxes_/swapdims_): composites
+//   that dispatch to other views (torch records the views they call, or
+//   _reshape_alias/_unsafe_view);
 // - split, split_with_sizes, chunk, unbind: several outputs share one node
 //   (CreationMeta::MultiOutputNode);
 // - slice: no torch function or method (indexing and narrow reach it), and
