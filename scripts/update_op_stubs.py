@@ -42,6 +42,9 @@ def _parameters(op: dict[str, Any], method: bool = False) -> str:
     if op["family"] == "reduction":
         dtype = f", *, dtype: {'_dtype' if method else 'dtype'} | None = None" if op["dtype"] else ""
         return f", dim: _Dims{_DIM_DEFAULTS[op['dim']]}, keepdim: _bool = False{dtype}"
+    if op["family"] == "linalg":
+        scaling = ", *, beta: _float = 1, alpha: _float = 1" if op["adds_input"] else ""
+        return "".join(f", {name}: Tensor" for name in op["operands"]) + scaling
     other = "_Operand" if op["numbers"] else "Tensor"
     alpha = ", *, alpha: _float = 1" if op["alpha"] else ""
     return f", other: {other}{alpha}"

@@ -4,7 +4,10 @@ Elementwise ops with one value per row (``x op r`` for ``r`` of shape ``(..., 1)
 either side, into a new tensor and in place, of at least 16 and fewer
 than 16 elements per row, with a bool result); layer_norm rows that are not a
 multiple of the row sums' eight lanes; attention rows whose keys are all masked, in
-the forward and the backward; and a strided, dilated, grouped convolution's
+the forward and the backward; attention below and above the size where its loops for
+small inputs give way to batched matmuls, with every kind of mask, grouped heads and
+strided inputs; (log_)softmax over each dim of tensors with few lanes (taken lane by
+lane) and many, with a plain and an expanded gradient; and a strided, dilated, grouped convolution's
 gradients from the im2col and col2im loops, with and without ``create_graph``.
 """
 
@@ -69,10 +72,86 @@ def test_attention_fully_masked_rows() -> None:
     assert np.all(to_np(got[0])[:, :, 2] == 0)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape", [(3, 5, 4), (9, 10, 8), (2, 70)])
+def test_softmax_lanes(shape: tuple[int, ...], log: bool, dtype: str) -> None:
+    x = _arr(*shape, dtype=dtype) * 3
+    x.flat[1] = -np.inf
+    g = _arr(*shape, dtype=dtype)
+
+    def fn(lib):
+        results = []
+        for dim in range(-len(shape), len(shape)):
+            for grad in (g, None):
+                xs = from_np(lib, x, requires_grad=True)
+                out = lib.log_softmax(xs, dim) if log else lib.softmax(xs, dim)
+                if grad is None:
+                    out.sum().backward()  # an expanded gradient
+                else:
+                    out.backward(from_np(lib, grad))
+                results += [out, xs.grad]
+        return results
+
+    got, expected = run_both(fn)
+    tol = {"rtol": 1e-12, "atol": 1e-14} if dtype == "float64" else {"rtol": 1e-5, "atol": 1e-6}
+    for a, e in zip(got, expected):
+        assert_close(a, e, **tol)
+
+
+# (batch, query heads, key heads, queries, keys, features): the first three take
+# the loops for small inputs (at most 8192 multiply-adds), the last two the matmuls.
+_ATTENTION_SIZES = [(1, 2, 2, 3, 5, 4), (2, 4, 2, 4, 3, 2), (1, 2, 1, 16, 16, 8), (1, 4, 2, 16, 16, 16), (2, 2, 2, 9, 33, 8)]
+# attn_mask: its shape relative to (batch, query heads, queries, keys), or a bool
+# mask; with is_causal, none (torch takes one or the other).
+_ATTENTION_MASKS = [(None, False), (None, True), ("2d", False), ("heads_broadcast", False), ("full", False), ("bool", False)]
+
+
+def _attention_mask(kind: str | None, b: int, h: int, lq: int, lk: int) -> np.ndarray | None:
+    if kind is None:
+        return None
+    if kind == "2d":
+        return _arr(lq, lk, dtype="float64")
+    if kind == "heads_broadcast":
+        return _arr(1, h, 1, lk, dtype="float64")
+    if kind == "full":
+        return _arr(b, h, lq, lk, dtype="float64")
+    keep = RNG.standard_normal((b, 1, lq, lk)) > -0.5
+    keep[..., 0] = True  # every query sees a key
+    return keep
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("mask_kind", "is_causal"), _ATTENTION_MASKS)
+@pytest.mark.parametrize("sizes", _ATTENTION_SIZES)
+def test_attention_small_and_large(sizes: tuple[int, ...], mask_kind: str | None, is_causal: bool, dtype: str) -> None:
+    b, hq, hk, lq, lk, e = sizes
+    # key and value are made (batch, keys, heads, features) and transposed: strided inputs.
+    q = _arr(b, hq, lq, e, dtype=dtype)
+    k, v = _arr(b, lk, hk, e, dtype=dtype), _arr(b, lk, hk, e, dtype=dtype)
+    mask = _attention_mask(mask_kind, b, hq, lq, lk)
+    g = _arr(b, hq, lq, e, dtype=dtype)
+
+    def fn(lib):
+        qs, ks, vs = (from_np(lib, a, requires_grad=True) for a in (q, k, v))
+        m = None if mask is None else from_np(lib, mask if mask.dtype == bool else mask.astype(dtype))
+        out = lib.nn.functional.scaled_dot_product_attention(
+            qs, ks.transpose(1, 2), vs.transpose(1, 2), attn_mask=m, is_causal=is_causal, scale=0.6, enable_gqa=hq != hk
+        )
+        out.backward(from_np(lib, g))
+        return out, qs.grad, ks.grad, vs.grad
+
+    got, expected = run_both(fn)
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == "float64" else {"rtol": 2e-5, "atol": 2e-5}
+    for a, x in zip(got, expected):
+        assert_close(a, x, **tol)
+
+
 @pytest.mark.parametrize("create_graph", [False, True])
-def test_conv_grads_through_the_window_loops(create_graph: bool) -> None:
-    x, w = _arr(3, 4, 9, 7, dtype="float64"), _arr(6, 2, 3, 2, dtype="float64")
-    g = _arr(3, 6, 5, 5, dtype="float64")
+@pytest.mark.parametrize("batch", [3, 12])  # direct loops (up to 8192 multiply-adds), im2col
+def test_conv_grads_through_the_window_loops(create_graph: bool, batch: int) -> None:
+    x, w = _arr(batch, 4, 9, 7, dtype="float64"), _arr(6, 2, 3, 2, dtype="float64")
+    g = _arr(batch, 6, 5, 5, dtype="float64")
 
     def fn(lib):
         xs, ws = from_np(lib, x, requires_grad=True), from_np(lib, w, requires_grad=True)
@@ -82,3 +161,42 @@ def test_conv_grads_through_the_window_loops(create_graph: bool) -> None:
     got, expected = run_both(fn)
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-12)
+
+
+# (name, call, input shape, weight shape): each at a small batch (the direct loops)
+# and a large one (im2col and BLAS).
+_CONVS = [
+    ("conv1d", lambda F, x, w, b: F.conv1d(x, w, b, stride=2, padding=1, dilation=2), (3, 11), (4, 3, 3)),
+    ("conv2d_groups", lambda F, x, w, b: F.conv2d(x, w, b, padding="same", groups=2), (4, 6, 5), (6, 2, 3, 3)),
+    (
+        "conv_transpose2d",
+        lambda F, x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2),
+        (4, 3, 4),
+        (4, 3, 3, 3),
+    ),
+    (
+        "conv_transpose1d",
+        lambda F, x, w, b: F.conv_transpose1d(x, w, b, stride=3, output_padding=2, dilation=2),
+        (2, 5),
+        (2, 3, 2),
+    ),
+]
+
+
+@pytest.mark.parametrize("batch", [1, 200])
+@pytest.mark.parametrize(("name", "call", "x_shape", "w_shape"), _CONVS, ids=[c[0] for c in _CONVS])
+def test_convolutions_small_and_large(name: str, call, x_shape, w_shape, batch: int) -> None:
+    x, w = _arr(batch, *x_shape, dtype="float64"), _arr(*w_shape, dtype="float64")
+    out_channels = w_shape[1] * (2 if name == "conv_transpose2d" else 1) if name.startswith("conv_transpose") else w_shape[0]
+    b = _arr(out_channels, dtype="float64")
+
+    def fn(lib):
+        xs, ws, bs = (from_np(lib, a, requires_grad=True) for a in (x, w, b))
+        out = call(lib.nn.functional, xs, ws, bs)
+        (out * out).sum().backward()
+        return out, xs.grad, ws.grad, bs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-10, atol=1e-10)
+

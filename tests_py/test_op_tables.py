@@ -27,7 +27,9 @@ from oracle import assert_close, from_np, to_np
 # The ops of the tables that npgrad exposes (tanh_backward and the like are only
 # nodes, tested through the saved-state and higher-order tests).
 TABLE = tuple(op for op in npgrad._C._op_table if op["public"])
-INPLACE = [op for op in TABLE if op["inplace"] and op["node"]]
+# The in-place forms of the ops of one operand like self (the linalg table's take two
+# factors of other shapes: test_linalg_table.py).
+INPLACE = [op for op in TABLE if op["inplace"] and op["node"] and op["family"] != "linalg"]
 BINARY = [op for op in TABLE if op["family"] == "binary"]
 BOOL_VALUED = [op for op in BINARY if not op["node"]]
 REDUCTION = [op for op in TABLE if op["family"] == "reduction"]
@@ -51,6 +53,8 @@ def _arguments(lib: Any, op: dict[str, Any], requires_grad: bool = False) -> tup
         return ()
     if op["family"] == "reduction":
         return (1,) if op["dim"] == "required" else ()
+    if op["family"] == "linalg":  # the factors (their shapes are test_linalg_table.py's)
+        return tuple(from_np(lib, _data(1), requires_grad=requires_grad) for _ in op["operands"])
     return (from_np(lib, _data(1), requires_grad=requires_grad),)
 
 

@@ -346,6 +346,8 @@ for _op in npgrad._C._op_table:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(1))
         if _op["full_node"]:
             PROGRAMS.setdefault(_op["full_node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)())
+    elif _op["family"] == "linalg":
+        assert _op["node"] in PROGRAMS  # the factors' shapes differ per op: programs above
     elif _op["public"]:
         PROGRAMS.setdefault(_op["node"], lambda lib, a, b, v, name=_op["name"]: getattr(a, name)(b))
         if _op["number_node"]:

@@ -113,6 +113,9 @@ void bind_ops(py::module_& m);
 void bind_op_tables(py::module_& m);
 /// The view table's (view_table.cpp), its rows appended to `table`.
 void bind_view_table(py::module_& m, py::module_& nodes, py::list& table);
+/// The matrix product table (linalg_table.cpp), from bind_op_tables: its
+/// functions, methods, node classes, and its rows appended to `table`.
+void bind_linalg_table(py::module_& m, py::module_& nodes, py::list& table);
 void bind_nodes(py::module_& m);
 void bind_engine(py::module_& m);
 void bind_modes(py::module_& m);

@@ -10,10 +10,9 @@
 #include "npgrad/autograd/nodes/clamp_nodes.h"
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/nodes/copy_nodes.h"
-#include "npgrad/autograd/nodes/embedding_bag_nodes.h"
 #include "npgrad/autograd/nodes/distance_nodes.h"
+#include "npgrad/autograd/nodes/embedding_bag_nodes.h"
 #include "npgrad/autograd/nodes/indexing_nodes.h"
-#include "npgrad/autograd/nodes/linalg_nodes.h"
 #include "npgrad/autograd/nodes/normalization_nodes.h"
 #include "npgrad/autograd/nodes/pointwise_nodes.h"
 #include "npgrad/autograd/nodes/reduction_nodes.h"
@@ -407,13 +406,6 @@ void bind_nodes(py::module_& m) {
 #define NPGRAD_BIND_ZERO_GRADIENT_NODE(N) bind_node<N>(fm, #N);
   NPGRAD_FORALL_ZERO_GRADIENT_NODES(NPGRAD_BIND_ZERO_GRADIENT_NODE)
 #undef NPGRAD_BIND_ZERO_GRADIENT_NODE
-  bind_node<MmBackward0>(fm, "MmBackward0");
-  bind_node<DotBackward0>(fm, "DotBackward0");
-  bind_node<MvBackward0>(fm, "MvBackward0");
-  bind_node<BmmBackward0>(fm, "BmmBackward0");
-  bind_node<AddmmBackward0>(fm, "AddmmBackward0");
-  bind_node<BaddbmmBackward0>(fm, "BaddbmmBackward0");
-  bind_node<AddmvBackward0>(fm, "AddmvBackward0");
   bind_node<GatherBackward0>(fm, "GatherBackward0");
   bind_node<ScatterBackward0>(fm, "ScatterBackward0");
   bind_node<ScatterBackward1>(fm, "ScatterBackward1");

@@ -732,79 +732,19 @@ Tensor tensordot_impl(const Tensor& a, const Tensor& b, py::handle dims) {
   return ops::tensordot(a, b, lists[0], lists[1]);
 }
 
-// The matrix products: npgrad.<name>(input, <operands>) and
-// Tensor.<name>(<operands>); for those with an input (beta * input + alpha *
-// product, beta and alpha keyword-only) also Tensor.<name>_.
+// The products written as composites (the others are the matrix product
+// table's, linalg_table.cpp): npgrad.<name>(input, <operand>) and
+// Tensor.<name>(<operand>).
 void bind_products(
     py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
   using Product = Tensor (*)(const Tensor&, const Tensor&);
   const std::tuple<const char*, Product, const char*> products[] = {
-      {"bmm", &ops::bmm, "mat2"},
-      {"dot", &ops::dot, "tensor"},
-      {"mv", &ops::mv, "vec"},
       {"outer", &ops::outer, "vec2"},
       {"ger", &ops::outer, "vec2"},
       {"kron", &ops::kron, "other"}};
   for (const auto& [name, fn, operand] : products) {
     m.def(name, fn, "input"_a, py::arg(operand));
     cls.def(name, fn, py::arg(operand));
-  }
-  using WithInput =
-      Tensor (*)(const Tensor&, const Tensor&, const Tensor&, double, double);
-  using WithInputInplace =
-      void (*)(const Tensor&, const Tensor&, const Tensor&, double, double);
-  struct ProductWithInput {
-    const char* name;
-    const char* inplace_name;
-    WithInput fn;
-    WithInputInplace inplace;
-    const char* first;
-    const char* second;
-  };
-  const ProductWithInput with_input[] = {
-      {"addmm", "addmm_", &ops::addmm, &ops::addmm_, "mat1", "mat2"},
-      {"baddbmm",
-       "baddbmm_",
-       &ops::baddbmm,
-       &ops::baddbmm_,
-       "batch1",
-       "batch2"},
-      {"addmv", "addmv_", &ops::addmv, &ops::addmv_, "mat", "vec"}};
-  for (const auto& op : with_input) {
-    m.def(
-        op.name,
-        op.fn,
-        "input"_a,
-        py::arg(op.first),
-        py::arg(op.second),
-        py::kw_only(),
-        "beta"_a = 1.0,
-        "alpha"_a = 1.0);
-    cls.def(
-        op.name,
-        op.fn,
-        py::arg(op.first),
-        py::arg(op.second),
-        py::kw_only(),
-        "beta"_a = 1.0,
-        "alpha"_a = 1.0);
-    WithInputInplace inplace = op.inplace;
-    cls.def(
-        op.inplace_name,
-        [inplace](
-            py::object self,
-            const Tensor& a,
-            const Tensor& b,
-            double beta,
-            double alpha) {
-          inplace(self.cast<Tensor>(), a, b, beta, alpha);
-          return self;
-        },
-        py::arg(op.first),
-        py::arg(op.second),
-        py::kw_only(),
-        "beta"_a = 1.0,
-        "alpha"_a = 1.0);
   }
 }
 
@@ -1675,10 +1615,6 @@ void bind_ops(py::module_& m) {
       [](const Tensor& a, const Tensor& b) { return ops::matmul(a, b); },
       "other"_a);
   cls.def(
-      "mm",
-      [](const Tensor& a, const Tensor& b) { return ops::mm(a, b); },
-      "mat2"_a);
-  cls.def(
       "where",
       [](const Tensor& a, py::handle cond, py::handle b) {
         Tensor other = as_operand(b);
@@ -1918,7 +1854,6 @@ void bind_ops(py::module_& m) {
   m.def("matmul", &ops::matmul, "input"_a, "other"_a);
   m.def("square", &ops::square, "input"_a);
   m.def("sgn", &ops::sgn, "input"_a);
-  m.def("mm", &ops::mm, "input"_a, "mat2"_a);
   bind_products(m, cls);
   bind_indexing(m, cls);
   m.def("tensordot", &tensordot_impl, "a"_a, "b"_a, "dims"_a = 2);

@@ -92,82 +92,6 @@ torch.Size([2])
 )
 
 add_docstr(
-    _C.mm,
-    """Product of two 2-d matrices; the backward node is ``MmBackward0``.
-
->>> import npgrad as torch
->>> a = torch.ones(2, 3, requires_grad=True)
->>> torch.mm(a, torch.ones(3, 4)).grad_fn.name()
-'MmBackward0'
-""",
-)
-
-add_docstr(
-    _C.addmm,
-    """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's
-shape (``nn.Linear``'s bias). The backward node is ``AddmmBackward0``.
-
->>> import npgrad as torch
->>> torch.addmm(torch.ones(2), torch.ones(1, 3), torch.ones(3, 2), beta=2, alpha=0.5)
-tensor([[3.5000, 3.5000]])
-""",
-)
-
-add_docstr(
-    _C.bmm,
-    """Batched product of 3-d tensors: ``(b, n, m) @ (b, m, p)`` gives ``(b, n, p)``.
-
->>> import npgrad as torch
->>> torch.bmm(torch.ones(2, 1, 3), torch.ones(2, 3, 2))
-tensor([[[3., 3.]],
-<BLANKLINE>
-        [[3., 3.]]])
-""",
-)
-
-add_docstr(
-    _C.baddbmm,
-    """``beta * input + alpha * bmm(batch1, batch2)``; ``input`` broadcasts.
-
->>> import npgrad as torch
->>> torch.baddbmm(torch.ones(1), torch.ones(2, 1, 3), torch.ones(2, 3, 1), alpha=2)
-tensor([[[7.]],
-<BLANKLINE>
-        [[7.]]])
-""",
-)
-
-add_docstr(
-    _C.dot,
-    """The dot product of two 1-d tensors of the same dtype.
-
->>> import npgrad as torch
->>> torch.dot(torch.tensor([1.0, 2.0]), torch.tensor([3.0, 4.0]))
-tensor(11.)
-""",
-)
-
-add_docstr(
-    _C.mv,
-    """Product of a matrix and a vector.
-
->>> import npgrad as torch
->>> torch.mv(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), torch.tensor([1.0, 1.0]))
-tensor([3., 7.])
-""",
-)
-
-add_docstr(
-    _C.addmv,
-    """``beta * input + alpha * (mat @ vec)``; ``input`` broadcasts.
-
->>> import npgrad as torch
->>> torch.addmv(torch.ones(2), torch.ones(2, 3), torch.ones(3), beta=0.5)
-tensor([3.5000, 3.5000])
-""",
-)
-
-add_docstr(
     _C.outer,
     """The outer product of two 1-d tensors, recorded as torch does:
 ``input.reshape(-1, 1) * vec2`` (``MulBackward0`` over a ``ViewBackward0``).
@@ -226,6 +150,10 @@ def _table_op_doc(op: dict) -> str:
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
         dtype = ", *, dtype=None" if op["dtype"] else ""
         head = f"{op['summary']}; same as ``input.{op['name']}(dim, keepdim=False{dtype})``."
+    elif op["family"] == "linalg":
+        call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
+        scaling = ", *, beta=1, alpha=1" if op["adds_input"] else ""
+        head = f"{op['summary']}; same as ``input.{op['name']}({', '.join(op['operands'])}{scaling})``."
     else:
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
         head = f"{op['summary']}, elementwise and broadcasting; same as ``input.{op['name']}(other)``."

@@ -152,12 +152,17 @@ Tensor amax(
 Tensor argmax(
     const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max);
 Tensor softmax(const Tensor& a, int64_t dim, bool log);
-/// The gradient of softmax (log_softmax when `log`) over the last dim from
-/// its result, row by row (Note [Softmax rows in one pass]): the values of
-/// the whole-array passes, bit for bit. False when grad and result are not
-/// both contiguous float32/float64 of one shape with long enough rows.
+/// The gradient of softmax (log_softmax when `log`) over the wrapped dim
+/// from its result, lane by lane (Note [Softmax rows in one pass]): the
+/// values of the whole-array passes. False when the result is not a
+/// contiguous float32/float64 tensor with long enough rows or few enough
+/// lanes, or grad has another dtype or shape.
 bool softmax_backward_rows(
-    const Tensor& grad, const Tensor& result, bool log, Tensor* out);
+    const Tensor& grad,
+    const Tensor& result,
+    int64_t dim,
+    bool log,
+    Tensor* out);
 /// Softmax over the last dim of contiguous float32/float64 scores, and each
 /// row's logsumexp (shape without the last dim); a row of -inf only gets
 /// zeros (lse -inf).

@@ -328,4 +328,152 @@ void layer_norm_backward(
   });
 }
 
+void batch_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    const std::vector<double>& mean,
+    const std::vector<double>& invstd,
+    const std::vector<double>& weight,
+    bool train,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias) {
+  double count = static_cast<double>(N * HxW);
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* pg = data<T>(grad);
+    const T* px = data<T>(x);
+    T* pdx = dx.defined() ? data<T>(dx) : nullptr;
+    T* pdw = dweight.defined() ? data<T>(dweight) : nullptr;
+    T* pdb = dbias.defined() ? data<T>(dbias) : nullptr;
+    bool need_sums = pdw != nullptr || pdb != nullptr || (pdx && train);
+    for (int64_t c = 0; c < C; ++c) {
+      auto k = static_cast<std::size_t>(c);
+      T mu = static_cast<T>(mean[k]);
+      T r = static_cast<T>(invstd[k]);
+      // sum(grad) and sum(grad * (x - mean)), a float sum per block of HxW
+      // in lanes and a float64 sum over the blocks.
+      double sum_g = 0, sum_gd = 0;
+      for (int64_t n = 0; need_sums && n < N; ++n) {
+        const T* g = pg + (n * C + c) * HxW;
+        const T* row = px + (n * C + c) * HxW;
+        sum_g += static_cast<double>(
+            lane_sum<T>(HxW, [g](int64_t i) { return g[i]; }));
+        sum_gd += static_cast<double>(lane_sum<T>(
+            HxW, [g, row, mu](int64_t i) { return g[i] * (row[i] - mu); }));
+      }
+      double sum_g_xhat = sum_gd * invstd[k];
+      if (pdw != nullptr) {
+        pdw[c] = static_cast<T>(sum_g_xhat);
+      }
+      if (pdb != nullptr) {
+        pdb[c] = static_cast<T>(sum_g);
+      }
+      if (pdx == nullptr) {
+        continue;
+      }
+      T rw = static_cast<T>(invstd[k] * weight[k]);
+      T a = train ? static_cast<T>(sum_g / count) : T(0);
+      T b = train ? static_cast<T>(sum_g_xhat / count) : T(0);
+      for (int64_t n = 0; n < N; ++n) {
+        const T* g = pg + (n * C + c) * HxW;
+        const T* row = px + (n * C + c) * HxW;
+        T* out = pdx + (n * C + c) * HxW;
+        if (train) {
+          for (int64_t i = 0; i < HxW; ++i) {
+            out[i] = (g[i] - a - (row[i] - mu) * r * b) * rw;
+          }
+        } else {
+          for (int64_t i = 0; i < HxW; ++i) {
+            out[i] = g[i] * rw;
+          }
+        }
+      }
+    }
+  });
+}
+
+void group_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    const std::vector<double>& mean,
+    const std::vector<double>& rstd,
+    const std::vector<double>& weight,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias) {
+  int64_t per_group = C / group;
+  double count = static_cast<double>(per_group * HxW);
+  dispatch_floating(x.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* pg = data<T>(grad);
+    const T* px = data<T>(x);
+    T* pdx = dx.defined() ? data<T>(dx) : nullptr;
+    // Per channel: sum over n of sum(grad) and of sum(grad * xhat).
+    std::vector<double> dw(static_cast<std::size_t>(C), 0.0);
+    std::vector<double> db(static_cast<std::size_t>(C), 0.0);
+    // This group's per channel sum(grad) and sum(grad * (x - mean)).
+    std::vector<double> sum_g(static_cast<std::size_t>(per_group));
+    std::vector<double> sum_gd(static_cast<std::size_t>(per_group));
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t gr = 0; gr < group; ++gr) {
+        auto stat = static_cast<std::size_t>(n * group + gr);
+        T mu = static_cast<T>(mean[stat]);
+        double r = rstd[stat];
+        double sum_gw = 0, sum_gw_xhat = 0;
+        for (int64_t j = 0; j < per_group; ++j) {
+          int64_t c = gr * per_group + j;
+          const T* g = pg + (n * C + c) * HxW;
+          const T* row = px + (n * C + c) * HxW;
+          auto jj = static_cast<std::size_t>(j);
+          sum_g[jj] = static_cast<double>(
+              lane_sum<T>(HxW, [g](int64_t i) { return g[i]; }));
+          sum_gd[jj] = static_cast<double>(lane_sum<T>(
+              HxW, [g, row, mu](int64_t i) { return g[i] * (row[i] - mu); }));
+          auto cc = static_cast<std::size_t>(c);
+          db[cc] += sum_g[jj];
+          dw[cc] += sum_gd[jj] * r;
+          sum_gw += sum_g[jj] * weight[cc];
+          sum_gw_xhat += sum_gd[jj] * r * weight[cc];
+        }
+        if (pdx == nullptr) {
+          continue;
+        }
+        T a = static_cast<T>(sum_gw / count);
+        T b = static_cast<T>(sum_gw_xhat / count);
+        T tr = static_cast<T>(r);
+        for (int64_t j = 0; j < per_group; ++j) {
+          int64_t c = gr * per_group + j;
+          T w = static_cast<T>(weight[static_cast<std::size_t>(c)]);
+          const T* g = pg + (n * C + c) * HxW;
+          const T* row = px + (n * C + c) * HxW;
+          T* out = pdx + (n * C + c) * HxW;
+          for (int64_t i = 0; i < HxW; ++i) {
+            out[i] = tr * (g[i] * w - a - (row[i] - mu) * tr * b);
+          }
+        }
+      }
+    }
+    if (dweight.defined()) {
+      T* p = data<T>(dweight);
+      for (int64_t c = 0; c < C; ++c) {
+        p[c] = static_cast<T>(dw[static_cast<std::size_t>(c)]);
+      }
+    }
+    if (dbias.defined()) {
+      T* p = data<T>(dbias);
+      for (int64_t c = 0; c < C; ++c) {
+        p[c] = static_cast<T>(db[static_cast<std::size_t>(c)]);
+      }
+    }
+  });
+}
+
 }  // namespace npgrad::kernels

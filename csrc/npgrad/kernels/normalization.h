@@ -86,4 +86,46 @@ void layer_norm_backward(
     const Tensor& dweight,
     const Tensor& dbias);
 
+/// The gradients of batch norm over contiguous (N, C, HxW) buffers of x's
+/// dtype, per channel c with mean[c], invstd[c] (the batch's in training, the
+/// running statistics' in evaluation) and weight[c]: in training dx =
+/// invstd * weight * (grad - mean(grad) - xhat * mean(grad * xhat)) with the
+/// means over N and HxW, in evaluation dx = grad * invstd * weight; dweight
+/// = sum of grad * xhat, dbias = sum of grad (C entries). Each of dx,
+/// dweight, dbias is written if defined. One pass over a channel for the two
+/// sums (accumulated in float64 per channel), one for dx.
+void batch_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    const std::vector<double>& mean,
+    const std::vector<double>& invstd,
+    const std::vector<double>& weight,
+    bool train,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias);
+
+/// The gradients of group norm over a contiguous (N, C, HxW) buffer of x's
+/// dtype, `group` groups of C / group channels, with mean and rstd per (n,
+/// group) (N * group entries) and weight[c]: dx = rstd * (gw - mean(gw) -
+/// xhat * mean(gw * xhat)) with gw = grad * weight and the means over the
+/// group, dweight = sum over n and HxW of grad * xhat, dbias = sum of grad
+/// (C entries). Each of dx, dweight, dbias is written if defined.
+void group_norm_backward(
+    const Tensor& grad,
+    const Tensor& x,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    const std::vector<double>& mean,
+    const std::vector<double>& rstd,
+    const std::vector<double>& weight,
+    const Tensor& dx,
+    const Tensor& dweight,
+    const Tensor& dbias);
+
 }  // namespace npgrad::kernels

@@ -131,7 +131,14 @@ namespace {
 // log_softmax takes about a seventh less time). The results are the passes'
 // own, bit for bit. Attention's row_softmax and probs_from_lse do the same
 // with their own passes.
+// (log_)softmax over another dim, or over short rows, takes the same calls
+// lane by lane (a lane: the elements along dim, `inner` apart) when there
+// are few lanes: a small tensor's whole-array passes cost a few microseconds
+// each whatever its size, the calls of a lane a few dozen nanoseconds. There
+// the sums of a lane are NumPy's pairwise sum where the passes over a
+// non-last dim add row after row (the same values up to the last bits).
 constexpr int64_t kMinFusedRow = 64;  // below it, a row's calls cost more
+constexpr int64_t kMaxShortLanes = 64;  // above it, short lanes' calls do
 
 struct RowLoops {
   InnerLoop max, sub, div, mul, add, exp, log;
@@ -167,15 +174,14 @@ const RowLoops* row_loops(int slot) {
   return &l;
 }
 
-// The row loops for a's last dim, or null when a must take the whole-array
-// passes (another dtype, short rows, not contiguous, aligned and native).
-const RowLoops* last_dim_loops(const Tensor& a) {
+// The row loops for a contiguous, aligned, native float32/float64 tensor,
+// else null.
+const RowLoops* contiguous_float_loops(const Tensor& a) {
   ScalarType dtype = a.dtype();
   int slot = dtype == ScalarType::Float32   ? 0
              : dtype == ScalarType::Float64 ? 1
                                             : -1;
-  if (slot < 0 || a.dim() == 0 || !a.is_contiguous() ||
-      a.sizes().back() < kMinFusedRow || a.impl()->is_wrapped_number) {
+  if (slot < 0 || !a.is_contiguous() || a.impl()->is_wrapped_number) {
     return nullptr;
   }
   int flags = PyArray_FLAGS(arr(a));
@@ -183,6 +189,44 @@ const RowLoops* last_dim_loops(const Tensor& a) {
     return nullptr;
   }
   return row_loops(slot);
+}
+
+// The row loops for a's last dim, or null when a must take the whole-array
+// passes (another dtype, short rows, not contiguous, aligned and native).
+const RowLoops* last_dim_loops(const Tensor& a) {
+  if (a.dim() == 0 || a.sizes().back() < kMinFusedRow) {
+    return nullptr;
+  }
+  return contiguous_float_loops(a);
+}
+
+// The lanes along dim d of a contiguous tensor: outer x (n elements,
+// `inner` apart) x inner.
+struct Lanes {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+
+Lanes lanes_of(const Tensor& a, int64_t d) {
+  Lanes l;
+  for (int64_t i = 0; i < a.dim(); ++i) {
+    int64_t size = a.sizes()[i];
+    (i < d ? l.outer : i == d ? l.n : l.inner) *= size;
+  }
+  return l;
+}
+
+// The loops for (log_)softmax over dim d of a lane by lane: long rows of the
+// last dim, or few lanes of any dim (Note [Softmax rows in one pass]).
+const RowLoops* lane_loops(const Tensor& a, int64_t d) {
+  if (a.dim() == 0 || a.numel() == 0) {
+    return nullptr;
+  }
+  Lanes l = lanes_of(a, d);
+  bool long_rows = d == a.dim() - 1 && l.n >= kMinFusedRow;
+  if (!long_rows && l.outer * l.inner > kMaxShortLanes) {
+    return nullptr;
+  }
+  return contiguous_float_loops(a);
 }
 
 // One inner-loop call with up to three operands.
@@ -199,45 +243,49 @@ void call_loop(
 }
 
 bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
-  const RowLoops* loops = last_dim_loops(a);
-  if (loops == nullptr || dim != a.dim() - 1) {
+  const RowLoops* loops = lane_loops(a, dim);
+  if (loops == nullptr) {
     return false;
   }
   ScalarType dtype = a.dtype();
   Tensor out = empty(a.sizes(), dtype);
+  Lanes l = lanes_of(a, dim);
   dispatch_floating(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    npy_intp n = a.sizes().back();
-    int64_t rows = a.numel() / n;
+    npy_intp n = l.n;
     char* px = static_cast<char*>(a.data_ptr());
     char* po = static_cast<char*>(out.data_ptr());
     std::vector<T> scratch(log ? n : 0);
     char* pe = reinterpret_cast<char*>(scratch.data());
     constexpr npy_intp es = sizeof(T);
-    npy_intp row_bytes = n * es;
+    npy_intp step = l.inner * es;  // between a lane's elements
     auto run = [&] {
-      for (int64_t i = 0; i < rows; ++i) {
-        char* x = px + i * row_bytes;
-        char* o = po + i * row_bytes;
-        // Reduce calls as NumPy makes them: (acc, row, acc) with steps
-        // (0, es, 0), the max from the first element (maximum propagates a
-        // nan), the sum from add's identity.
-        T m = *reinterpret_cast<T*>(x);
-        char* pm = reinterpret_cast<char*>(&m);
-        call_loop(loops->max, {pm, x + es, pm}, {0, es, 0}, n - 1);
-        call_loop(loops->sub, {x, pm, o}, {es, 0, es}, n);
-        // softmax: exp in place; log_softmax: into the scratch row, the
-        // shifted values stay for the subtract.
-        char* e = log ? pe : o;
-        call_loop(loops->exp, {o, e}, {es, es}, n);
-        T s = 0;
-        char* ps = reinterpret_cast<char*>(&s);
-        call_loop(loops->add, {ps, e, ps}, {0, es, 0}, n);
-        if (log) {
-          call_loop(loops->log, {ps, ps}, {0, 0}, 1);
-          call_loop(loops->sub, {o, ps, o}, {es, 0, es}, n);
-        } else {
-          call_loop(loops->div, {o, ps, o}, {es, 0, es}, n);
+      for (int64_t o = 0; o < l.outer; ++o) {
+        for (int64_t in = 0; in < l.inner; ++in) {
+          npy_intp start = (o * l.n * l.inner + in) * es;
+          char* x = px + start;
+          char* y = po + start;
+          // Reduce calls as NumPy makes them: (acc, lane, acc) with steps
+          // (0, step, 0), the max from the first element (maximum
+          // propagates a nan), the sum from add's identity.
+          T m = *reinterpret_cast<T*>(x);
+          char* pm = reinterpret_cast<char*>(&m);
+          call_loop(loops->max, {pm, x + step, pm}, {0, step, 0}, n - 1);
+          call_loop(loops->sub, {x, pm, y}, {step, 0, step}, n);
+          // softmax: exp in place; log_softmax: into the scratch lane, the
+          // shifted values stay for the subtract.
+          char* e = log ? pe : y;
+          npy_intp e_step = log ? es : step;
+          call_loop(loops->exp, {y, e}, {step, e_step}, n);
+          T s = 0;
+          char* ps = reinterpret_cast<char*>(&s);
+          call_loop(loops->add, {ps, e, ps}, {0, e_step, 0}, n);
+          if (log) {
+            call_loop(loops->log, {ps, ps}, {0, 0}, 1);
+            call_loop(loops->sub, {y, ps, y}, {step, 0, step}, n);
+          } else {
+            call_loop(loops->div, {y, ps, y}, {step, 0, step}, n);
+          }
         }
       }
     };
@@ -251,42 +299,57 @@ bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
 }  // namespace
 
 bool softmax_backward_rows(
-    const Tensor& grad, const Tensor& result, bool log, Tensor* out) {
-  const RowLoops* loops = last_dim_loops(result);
-  if (loops == nullptr || grad.dtype() != result.dtype() ||
-      grad.sizes() != result.sizes() || last_dim_loops(grad) == nullptr) {
+    const Tensor& grad_in,
+    const Tensor& result,
+    int64_t dim,
+    bool log,
+    Tensor* out) {
+  const RowLoops* loops = lane_loops(result, dim);
+  if (loops == nullptr || grad_in.dtype() != result.dtype() ||
+      grad_in.sizes() != result.sizes()) {
+    return false;
+  }
+  // A gradient that is not a plain buffer (an expanded one, from a sum) is
+  // copied: one call, where the passes would take several.
+  Tensor grad = contiguous_float_loops(grad_in) != nullptr
+                    ? grad_in
+                    : cast(grad_in, grad_in.dtype());
+  if (contiguous_float_loops(grad) == nullptr) {
     return false;
   }
   ScalarType dtype = result.dtype();
   Tensor o = empty(result.sizes(), dtype);
+  Lanes l = lanes_of(result, dim);
   dispatch_floating(dtype, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    npy_intp n = result.sizes().back();
-    int64_t rows = result.numel() / n;
+    npy_intp n = l.n;
     char* pg = static_cast<char*>(grad.data_ptr());
     char* pr = static_cast<char*>(result.data_ptr());
     char* po = static_cast<char*>(o.data_ptr());
     constexpr npy_intp es = sizeof(T);
-    npy_intp row_bytes = n * es;
+    npy_intp st = l.inner * es;
     auto run = [&] {
-      for (int64_t i = 0; i < rows; ++i) {
-        char* g = pg + i * row_bytes;
-        char* r = pr + i * row_bytes;
-        char* w = po + i * row_bytes;
-        T s = 0;
-        char* ps = reinterpret_cast<char*>(&s);
-        if (log) {
-          // grad - exp(r) * sum(grad)
-          call_loop(loops->add, {ps, g, ps}, {0, es, 0}, n);
-          call_loop(loops->exp, {r, w}, {es, es}, n);
-          call_loop(loops->mul, {w, ps, w}, {es, 0, es}, n);
-          call_loop(loops->sub, {g, w, w}, {es, es, es}, n);
-        } else {
-          // (grad - sum(grad * r)) * r
-          call_loop(loops->mul, {g, r, w}, {es, es, es}, n);
-          call_loop(loops->add, {ps, w, ps}, {0, es, 0}, n);
-          call_loop(loops->sub, {g, ps, w}, {es, 0, es}, n);
-          call_loop(loops->mul, {w, r, w}, {es, es, es}, n);
+      for (int64_t lo = 0; lo < l.outer; ++lo) {
+        for (int64_t in = 0; in < l.inner; ++in) {
+          npy_intp start = (lo * l.n * l.inner + in) * es;
+          char* g = pg + start;
+          char* r = pr + start;
+          char* w = po + start;
+          T s = 0;
+          char* ps = reinterpret_cast<char*>(&s);
+          if (log) {
+            // grad - exp(r) * sum(grad)
+            call_loop(loops->add, {ps, g, ps}, {0, st, 0}, n);
+            call_loop(loops->exp, {r, w}, {st, st}, n);
+            call_loop(loops->mul, {w, ps, w}, {st, 0, st}, n);
+            call_loop(loops->sub, {g, w, w}, {st, st, st}, n);
+          } else {
+            // (grad - sum(grad * r)) * r
+            call_loop(loops->mul, {g, r, w}, {st, st, st}, n);
+            call_loop(loops->add, {ps, w, ps}, {0, st, 0}, n);
+            call_loop(loops->sub, {g, ps, w}, {st, 0, st}, n);
+            call_loop(loops->mul, {w, r, w}, {st, st, st}, n);
+          }
         }
       }
     };

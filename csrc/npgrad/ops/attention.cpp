@@ -10,6 +10,7 @@
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/formula_helpers.h"
 #include "npgrad/autograd/nodes/normalization_nodes.h"
+#include "npgrad/kernels/attention.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
@@ -96,17 +97,20 @@ std::pair<Tensor, Tensor> scaled_dot_product_flash_attention(
     // torch's.
     ScalarType dt = opmath_type(query.dtype());
     Tensor q = to_dtype(query, dt);
-    Tensor scores = attention_scores(
-        q,
-        to_dtype(key, dt),
-        attn_mask.defined() ? to_dtype(attn_mask, dt) : attn_mask,
-        is_causal,
-        attention_scale(query, scale));
-    Tensor p;
-    std::tie(p, lse) = attention_probs(scores);
-    out = to_dtype(
-        matmul(p, repeat_heads(to_dtype(value, dt), query.sizes()[1])),
-        query.dtype());
+    Tensor k = to_dtype(key, dt);
+    Tensor v = to_dtype(value, dt);
+    Tensor mask = attn_mask.defined() ? to_dtype(attn_mask, dt) : attn_mask;
+    double s = attention_scale(query, scale);
+    if (kernels::small_attention_fits(q, k, v, mask)) {
+      std::tie(out, lse) =
+          kernels::small_attention_forward(q, k, v, mask, is_causal, s);
+    } else {
+      Tensor p;
+      std::tie(p, lse) =
+          attention_probs(attention_scores(q, k, mask, is_causal, s));
+      out = matmul(p, repeat_heads(v, query.sizes()[1]));
+    }
+    out = to_dtype(out, query.dtype());
     lse = to_dtype(lse, query.dtype());
   }
   if (auto node = record<ScaledDotProductFlashAttentionForCpuBackward0>(

@@ -11,10 +11,12 @@
 #include "npgrad/autograd/graph_recording.h"
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/conv_direct.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
 #include "npgrad/ops/unary_ops.h"
+#include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::ops {
@@ -259,6 +261,83 @@ void check_convolution(
   }
 }
 
+// A transposed convolution's output sizes from its input's spatial sizes.
+Shape transposed_output(
+    const Shape& in, const Shape& kernel, const ConvArgs& a) {
+  Shape output(kernel.size());
+  for (std::size_t d = 0; d < kernel.size(); ++d) {
+    output[d] = (in[d] - 1) * a.stride[d] - 2 * a.padding[d] +
+                a.dilation[d] * (kernel[d] - 1) + a.output_padding[d] + 1;
+  }
+  return output;
+}
+
+// t as a contiguous 4-d tensor of dtype: a 1-d convolution's operands get a
+// height of 1 (Note [Small convolutions in direct loops]).
+Tensor as_grid(const Tensor& t, ScalarType dtype) {
+  Tensor c =
+      t.dtype() == dtype && t.is_contiguous() ? t : kernels::cast(t, dtype);
+  if (c.dim() == 4) {
+    return c;
+  }
+  Shape sizes = c.sizes();
+  sizes.insert(sizes.begin() + 2, 1);
+  return kernels::view_as_strided(c, sizes, contiguous_strides(sizes), 0);
+}
+
+kernels::ConvWindows windows_2d(const ConvArgs& a) {
+  Shape st = as_2d(a.stride, 1);
+  Shape pad = as_2d(a.padding, 0);
+  Shape dil = as_2d(a.dilation, 1);
+  return {{st[0], st[1]}, {pad[0], pad[1]}, {dil[0], dil[1]}, a.groups};
+}
+
+bool direct_dtype(ScalarType dtype) {
+  return dtype == ScalarType::Float32 || dtype == ScalarType::Float64;
+}
+
+// The convolution (without bias) by the direct loops when it is small
+// enough, else undefined.
+Tensor direct_convolution(
+    const Tensor& input, const Tensor& weight, const ConvArgs& a) {
+  const Shape& ws = weight.sizes();
+  Shape kernel(ws.begin() + 2, ws.end());
+  if (kernel.size() > 2 || !direct_dtype(input.dtype()) || input.numel() == 0 ||
+      weight.numel() == 0) {
+    return Tensor();
+  }
+  ScalarType dtype = input.dtype();
+  Shape out_spatial =
+      a.transposed
+          ? transposed_output(spatial(input), kernel, a)
+          : window_counts(
+                input.sizes(), kernel, a.dilation, a.padding, a.stride);
+  Shape small = a.transposed ? input.sizes() : Shape{input.sizes()[0], ws[0]};
+  if (!a.transposed) {
+    small.insert(small.end(), out_spatial.begin(), out_spatial.end());
+  }
+  Shape small_4d = small;
+  if (small_4d.size() == 3) {
+    small_4d.insert(small_4d.begin() + 2, 1);
+  }
+  Shape w_4d = ws.size() == 3 ? Shape{ws[0], ws[1], 1, ws[2]} : ws;
+  if (kernels::direct_conv_work(small_4d, w_4d) > kernels::kDirectConvWork) {
+    return Tensor();
+  }
+  Tensor x = as_grid(input, dtype);
+  Tensor w = as_grid(weight, dtype);
+  Shape out_2d = as_2d(out_spatial, 1);
+  Tensor out =
+      a.transposed
+          ? kernels::conv_scatter(x, w, windows_2d(a), out_2d[0], out_2d[1])
+          : kernels::conv_gather(x, w, windows_2d(a), out_2d[0], out_2d[1]);
+  if (kernel.size() == 2) {
+    return out;
+  }
+  Shape sizes = {out.sizes()[0], out.sizes()[1], out_spatial[0]};
+  return kernels::view_as_strided(out, sizes, contiguous_strides(sizes), 0);
+}
+
 // The convolution's value (no graph). A reduced float computes in float32 and
 // rounds once, as torch's CPU kernels accumulate in float.
 Tensor convolution_values(
@@ -282,9 +361,10 @@ Tensor convolution_values(
   // The weight as (groups, rows, cols) matrices, contiguous.
   Tensor w = kernels::cast(weight, dtype);
   Tensor out;
-  int64_t out_channels = 0;
-  if (!a.transposed) {
-    out_channels = ws[0];
+  int64_t out_channels = a.transposed ? ws[1] * g : ws[0];
+  if (Tensor direct = direct_convolution(input, w, a); direct.defined()) {
+    out = direct;
+  } else if (!a.transposed) {
     int64_t per_group = ws[1] * kernel_numel;
     Shape windows =
         window_counts(input.sizes(), kernel, a.dilation, a.padding, a.stride);
@@ -319,7 +399,6 @@ Tensor convolution_values(
         kernels::cast(by_sample, dtype), out_sizes, out_strides, 0);
   } else {
     int64_t in_per_group = ws[0] / g;
-    out_channels = ws[1] * g;
     int64_t rows = ws[1] * kernel_numel;
     Shape in = spatial(input);
     int64_t count = product(in);
@@ -338,11 +417,7 @@ Tensor convolution_values(
         {n, out_channels * kernel_numel, count},
         {out_channels * kernel_numel * count, count, 1},
         0);
-    Shape output(kernel.size());
-    for (std::size_t d = 0; d < kernel.size(); ++d) {
-      output[d] = (in[d] - 1) * a.stride[d] - 2 * a.padding[d] +
-                  a.dilation[d] * (kernel[d] - 1) + a.output_padding[d] + 1;
-    }
+    Shape output = transposed_output(in, kernel, a);
     out = kernels::col2im(
         cols,
         out_channels,
@@ -404,6 +479,30 @@ std::array<Tensor, 3> convolution_gradients(
   int64_t n = grad.sizes()[0];
   const Shape& ws = w.sizes();
   Shape kernel = {ws[2], ws[3]};
+  // See Note [Small convolutions in direct loops]: the small grid is the
+  // output of a convolution and the input of a transposed one.
+  const Tensor& small = a.transposed ? x : grad;
+  const Tensor& large = a.transposed ? grad : x;
+  if (direct_dtype(grad.dtype()) && small.numel() > 0 && large.numel() > 0 &&
+      kernels::direct_conv_work(small.sizes(), ws) <=
+          kernels::kDirectConvWork) {
+    ScalarType dt = grad.dtype();
+    Tensor s = as_grid(small, dt);
+    Tensor l = as_grid(large, dt);
+    kernels::ConvWindows win = windows_2d(a);
+    if (mask[0]) {
+      Tensor wd = as_grid(w, dt);
+      int64_t h = x.sizes()[2], wdt = x.sizes()[3];
+      out[0] = finish(
+          a.transposed ? kernels::conv_gather(l, wd, win, h, wdt)
+                       : kernels::conv_scatter(s, wd, win, h, wdt));
+    }
+    if (mask[1]) {
+      out[1] = reshape(
+          kernels::conv_weight_grad(s, l, win, kernel[0], kernel[1]), wsizes);
+    }
+    return out;
+  }
   // A transposed convolution's input positions are the windows over grad,
   // but an output_padding not below the stride adds windows past them (over
   // the padding): only the first ones are kept.

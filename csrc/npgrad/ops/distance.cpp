@@ -1,7 +1,8 @@
 // torch.bilinear's _trilinear and torch.cdist's _cdist_forward,
 // _cdist_backward and _euclidean_dist, with torch's checks and messages. The
-// values are computed with npgrad ops in no-grad mode; the node is recorded
-// after, saving what torch's saves.
+// values are computed without a graph (cdist's by the loops of
+// kernels/distance.h, the others with npgrad ops in no-grad mode); the node is
+// recorded after, saving what torch's saves.
 #include "npgrad/ops/distance.h"
 
 #include <algorithm>
@@ -13,6 +14,8 @@
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/distance_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/distance.h"
+#include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/clamp.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
@@ -134,47 +137,6 @@ Shape with_matrix(Shape batch, int64_t rows, int64_t cols) {
   return batch;
 }
 
-// The pairwise differences of cdist's formulas span (batch, rows of x1, rows
-// of x2, columns): they are made for a chunk of x1's rows at a time, so that
-// one chunk holds about kChunkElements of them whatever the sizes.
-constexpr int64_t kChunkElements = int64_t{1} << 22;
-
-// chunk(start, length) for consecutive chunks of x1's n rows, each row
-// costing per_row elements, joined along the result's rows (dim row_dim).
-template <typename Chunk>
-Tensor by_row_chunks(int64_t n, int64_t per_row, int64_t row_dim, Chunk chunk) {
-  int64_t step =
-      std::max<int64_t>(1, kChunkElements / std::max<int64_t>(1, per_row));
-  if (step >= n) {
-    return chunk(0, n);
-  }
-  std::vector<Tensor> parts;
-  for (int64_t start = 0; start < n; start += step) {
-    parts.push_back(chunk(start, std::min(step, n - start)));
-  }
-  return cat(parts, row_dim);
-}
-
-// The p-norm distances of x1's rows to x2's rows (torch's cdist kernel),
-// batch dims broadcast: a new tensor of cdist's result shape.
-Tensor cdist_values(const Tensor& x1, const Tensor& x2, double p) {
-  Tensor diff = sub(unsqueeze(x1, -2), unsqueeze(x2, -3));
-  if (p == 0) {
-    return sum(ne(diff, number(0)), {-1}, false, x1.dtype());
-  }
-  Tensor a = abs(diff);
-  if (p == 1) {
-    return sum(a, {-1}, false);
-  }
-  if (p == 2) {
-    return sqrt(sum(mul(a, a), {-1}, false));
-  }
-  if (std::isinf(p)) {
-    return amax(a, {-1}, false, true);
-  }
-  return pow(sum(pow(a, p), {-1}, false), 1 / p);
-}
-
 // _cdist_forward: CdistBackward0.
 Tensor cdist_forward(
     const Tensor& x1, const Tensor& x2, double p, const Shape& out_shape) {
@@ -196,19 +158,15 @@ Tensor cdist_forward(
     if (x1.numel() == 0 || x2.numel() == 0) {
       out = zeros(out_shape, x1.dtype());
     } else {
-      int64_t n = x1.size(-2);
-      int64_t per_row = x2.size(-1);
-      for (std::size_t d = 0; d + 2 < out_shape.size(); ++d) {
-        per_row *= out_shape[d];
-      }
-      per_row *= x2.size(-2);
-      out = by_row_chunks(
-          n,
-          per_row,
-          static_cast<int64_t>(out_shape.size()) - 2,
-          [&](int64_t start, int64_t length) {
-            return cdist_values(narrow(x1, x1.dim() - 2, start, length), x2, p);
-          });
+      // See kernels/distance.h: the rows of both operands with the
+      // result's batch dims, one loop per pair of rows.
+      Shape batch(out_shape.begin(), out_shape.end() - 2);
+      Tensor a =
+          contiguous(expand(x1, with_matrix(batch, x1.size(-2), x1.size(-1))));
+      Tensor b =
+          contiguous(expand(x2, with_matrix(batch, x2.size(-2), x2.size(-1))));
+      out = kernels::empty(out_shape, x1.dtype());
+      kernels::cdist_forward(a, b, p, out);
     }
   }
   if (auto node = record<autograd::CdistBackward0>(out, {&x1, &x2})) {
@@ -238,41 +196,6 @@ Tensor euclidean_dist(const Tensor& x1, const Tensor& x2) {
     node->result_ = SavedVariable(out, true);
   }
   return out;
-}
-
-// The terms of _cdist_backward for each pair of rows (torch's per-p
-// formulas, with its zeros where the distance, or for p < 1 a difference, is
-// 0), summed over x2's rows: a new tensor of x1's shape with the result's
-// batch dims.
-Tensor cdist_backward_values(
-    const Tensor& grad,
-    const Tensor& x1,
-    const Tensor& x2,
-    double p,
-    const Tensor& cdist) {
-  Tensor diff = sub(unsqueeze(x1, -2), unsqueeze(x2, -3));
-  Tensor g = unsqueeze(grad, -1);
-  Tensor dist = unsqueeze(cdist, -1);
-  Tensor zero = number(0);
-  Tensor at_zero = eq(dist, zero);
-  Tensor terms;
-  if (p == 1) {
-    terms = mul(g, sgn(diff));
-  } else if (std::isinf(p)) {
-    terms = mul(mul(g, sgn(diff)), eq(abs(diff), dist));
-  } else if (p == 2) {
-    terms = where(at_zero, zero, div(mul(g, diff), dist));
-  } else if (p < 2) {
-    if (p < 1) {
-      at_zero = logical_or(at_zero, eq(diff, zero));
-    }
-    Tensor num = mul(mul(sgn(diff), pow(abs(diff), p - 1)), g);
-    terms = where(at_zero, zero, div(num, pow(dist, p - 1)));
-  } else {
-    Tensor num = mul(mul(diff, pow(abs(diff), p - 2)), g);
-    terms = where(at_zero, zero, div(num, pow(dist, p - 1)));
-  }
-  return sum(terms, {-2}, false);
 }
 
 }  // namespace
@@ -432,17 +355,13 @@ Tensor cdist_backward(
     if (p == 0 || grad.numel() == 0 || x1.numel() == 0 || x2.numel() == 0) {
       out = zeros(x1_shape, x1.dtype());
     } else {
-      int64_t n = x1.size(-2);
-      int64_t per_row = x1.size(-1) * (cdist.numel() / n);
-      out = by_row_chunks(
-          n, per_row, cdist.dim() - 2, [&](int64_t start, int64_t length) {
-            return cdist_backward_values(
-                narrow(grad, grad.dim() - 2, start, length),
-                narrow(x1, x1.dim() - 2, start, length),
-                x2,
-                p,
-                narrow(cdist, cdist.dim() - 2, start, length));
-          });
+      Shape batch = batch_of(cdist);
+      Tensor a = contiguous(expand(x1, x1_shape));
+      Tensor b =
+          contiguous(expand(x2, with_matrix(batch, x2.size(-2), x2.size(-1))));
+      out = kernels::empty(x1_shape, x1.dtype());
+      kernels::cdist_backward(
+          contiguous(grad), a, b, p, contiguous(cdist), out);
     }
   }
   record<autograd::CdistBackwardBackward0>(out, {&grad, &x1, &x2, &cdist});

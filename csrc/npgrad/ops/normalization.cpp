@@ -224,6 +224,42 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(
   return {out, mean, rstd};
 }
 
+std::tuple<Tensor, Tensor, Tensor> group_norm_backward_values(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    std::array<bool, 3> output_mask) {
+  ScalarType dt = loop_dtype(input.dtype());
+  std::vector<double> w =
+      weight.defined() ? values_of(weight) : std::vector<double>(C, 1.0);
+  Tensor dx = output_mask[0] ? kernels::empty(input.sizes(), dt) : Tensor();
+  Tensor dw = output_mask[1] ? kernels::empty(Shape{C}, dt) : Tensor();
+  Tensor db = output_mask[2] ? kernels::empty(Shape{C}, dt) : Tensor();
+  kernels::group_norm_backward(
+      dense(grad_out, dt),
+      dense(input, dt),
+      N,
+      C,
+      HxW,
+      group,
+      values_of(mean),
+      values_of(rstd),
+      w,
+      dx,
+      dw,
+      db);
+  auto round = [&](const Tensor& t) {
+    return t.defined() ? from_loop_dtype(t, input.dtype()) : t;
+  };
+  return {round(dx), round(dw), round(db)};
+}
+
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     const Tensor& input,
     const Tensor& weight,
@@ -418,43 +454,43 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     bool train,
     double eps,
     std::array<bool, 3> output_mask) {
-  Tensor dx, dw, db;
-  {
-    // npgrad ops without a graph, in the loop dtype (a reduced float in
-    // float32, rounded once).
-    AutoGradMode no_grad(false);
-    ScalarType dt = loop_dtype(input.dtype());
-    auto loop = [dt](const Tensor& t) {
-      return t.defined() ? to_dtype(t, dt) : t;
-    };
-    ChannelGeometry geometry(input);
-    const Shape& flat = geometry.flat;
-    const Shape& stat = geometry.stat;
-    const std::vector<int64_t>& dims = geometry.dims;
-    Tensor x = reshape(loop(input), flat);
-    Tensor grad = reshape(loop(grad_out), flat);
-    Tensor mu = reshape(loop(train ? save_mean : running_mean), stat);
-    Tensor rstd = reshape(
-        train
-            ? loop(save_invstd)
-            : rsqrt(add(
-                  loop(running_var), wrapped_scalar(eps, ScalarType::Float64))),
-        stat);
-    Tensor xhat = mul(sub(x, mu), rstd);
-    if (output_mask[0]) {
-      Tensor gw =
-          weight.defined() ? mul(grad, reshape(loop(weight), stat)) : grad;
-      Tensor gx = train ? normalized_grad(gw, xhat, rstd, dims) : mul(gw, rstd);
-      dx = to_input_dtype(reshape(gx, input.sizes()), input.dtype());
-    }
-    if (output_mask[1]) {
-      dw = to_input_dtype(sum(mul(grad, xhat), dims, false), input.dtype());
-    }
-    if (output_mask[2]) {
-      db = to_input_dtype(sum(grad, dims, false), input.dtype());
+  // One loop per channel in the loop dtype (a reduced float in float32,
+  // rounded once).
+  ScalarType dt = loop_dtype(input.dtype());
+  int64_t N = input.sizes()[0];
+  int64_t C = input.sizes()[1];
+  int64_t HxW = C > 0 && N > 0 ? input.numel() / (N * C) : 0;
+  std::vector<double> mean = values_of(train ? save_mean : running_mean);
+  std::vector<double> invstd;
+  if (train) {
+    invstd = values_of(save_invstd);
+  } else {
+    for (double v : values_of(running_var)) {
+      invstd.push_back(1.0 / std::sqrt(v + eps));
     }
   }
-  std::tuple<Tensor, Tensor, Tensor> grads{dx, dw, db};
+  std::vector<double> w =
+      weight.defined() ? values_of(weight) : std::vector<double>(C, 1.0);
+  Tensor dx = output_mask[0] ? kernels::empty(input.sizes(), dt) : Tensor();
+  Tensor dw = output_mask[1] ? kernels::empty(Shape{C}, dt) : Tensor();
+  Tensor db = output_mask[2] ? kernels::empty(Shape{C}, dt) : Tensor();
+  kernels::batch_norm_backward(
+      dense(grad_out, dt),
+      dense(input, dt),
+      N,
+      C,
+      HxW,
+      mean,
+      invstd,
+      w,
+      train,
+      dx,
+      dw,
+      db);
+  std::tuple<Tensor, Tensor, Tensor> grads{
+      to_input_dtype(dx, input.dtype()),
+      to_input_dtype(dw, input.dtype()),
+      to_input_dtype(db, input.dtype())};
   if (compute_requires_grad(
           {&grad_out, &input, &weight, &save_mean, &save_invstd})) {
     auto node = make_node<NativeBatchNormBackwardBackward0>();

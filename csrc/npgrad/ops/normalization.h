@@ -42,6 +42,21 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
     double momentum,
     double eps);
 
+/// torch's native_group_norm_backward without a graph (a reduced float in
+/// float32, rounded once): the gradients w.r.t. (input, weight, bias) that
+/// output_mask asks for, from the saved mean and rstd (N, group).
+std::tuple<Tensor, Tensor, Tensor> group_norm_backward_values(
+    const Tensor& grad_out,
+    const Tensor& input,
+    const Tensor& mean,
+    const Tensor& rstd,
+    const Tensor& weight,
+    int64_t N,
+    int64_t C,
+    int64_t HxW,
+    int64_t group,
+    std::array<bool, 3> output_mask);
+
 /// torch's native_layer_norm_backward: the gradients w.r.t. (input, weight,
 /// bias) of native_layer_norm given grad_out, each only where output_mask
 /// asks (else undefined). Under create_graph it records

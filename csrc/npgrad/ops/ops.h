@@ -416,48 +416,12 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2);
 Tensor diag(const Tensor& a, int64_t diagonal);
 
 // ---- Linear algebra ----
-// beta * self + alpha * product; self broadcasts to the product's shape (the
-// in-place forms write into self, of exactly that shape).
+// The matrix product table's ops (linalg_ops.h) that other ops and formulas
+// call.
 Tensor mm(const Tensor& a, const Tensor& b);
-Tensor addmm(
-    const Tensor& self,
-    const Tensor& mat1,
-    const Tensor& mat2,
-    double beta = 1,
-    double alpha = 1);
-void addmm_(
-    const Tensor& self,
-    const Tensor& mat1,
-    const Tensor& mat2,
-    double beta = 1,
-    double alpha = 1);
 Tensor bmm(const Tensor& a, const Tensor& b);
-Tensor baddbmm(
-    const Tensor& self,
-    const Tensor& batch1,
-    const Tensor& batch2,
-    double beta = 1,
-    double alpha = 1);
-void baddbmm_(
-    const Tensor& self,
-    const Tensor& batch1,
-    const Tensor& batch2,
-    double beta = 1,
-    double alpha = 1);
 Tensor dot(const Tensor& a, const Tensor& b);
 Tensor mv(const Tensor& mat, const Tensor& vec);
-Tensor addmv(
-    const Tensor& self,
-    const Tensor& mat,
-    const Tensor& vec,
-    double beta = 1,
-    double alpha = 1);
-void addmv_(
-    const Tensor& self,
-    const Tensor& mat,
-    const Tensor& vec,
-    double beta = 1,
-    double alpha = 1);
 /// torch's outer (and its alias ger): a.reshape(-1, 1) * b.
 Tensor outer(const Tensor& a, const Tensor& b);
 /// torch's tensordot: the dims_a of a contracted with the dims_b of b (a

@@ -169,8 +169,9 @@ namespace {
 Tensor log_softmax_grad_in_place(
     const Tensor& grad, const Tensor& r, int64_t dim) {
   Tensor out;
-  if (maybe_wrap_dim(dim, r.dim()) == r.dim() - 1 &&
-      kernels::softmax_backward_rows(grad, r, /*log=*/true, &out)) {
+  if (r.dim() > 0 &&
+      kernels::softmax_backward_rows(
+          grad, r, maybe_wrap_dim(dim, r.dim()), /*log=*/true, &out)) {
     return out;
   }
   static const kernels::UnaryUfunc& exp_ = kernels::unary_ufunc("exp");
@@ -227,8 +228,9 @@ Tensor _softmax_backward_data(
       input_dtype,
       [&](const Tensor& grad, const Tensor& r) {
         Tensor rows;
-        if (maybe_wrap_dim(dim, r.dim()) == r.dim() - 1 && r.dim() > 0 &&
-            kernels::softmax_backward_rows(grad, r, /*log=*/false, &rows)) {
+        if (r.dim() > 0 &&
+            kernels::softmax_backward_rows(
+                grad, r, maybe_wrap_dim(dim, r.dim()), /*log=*/false, &rows)) {
           return rows;
         }
         return mul(sub(grad, sum(mul(grad, r), {dim}, true)), r);

@@ -5,6 +5,7 @@
 #include "npgrad/autograd/autograd_meta.h"
 #include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/formula_helpers.h"
+#include "npgrad/kernels/attention.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/kernels/normalization.h"
 #include "npgrad/ops/attention.h"
@@ -251,6 +252,23 @@ void NativeGroupNormBackward0::compute(
     const variable_list& g, variable_list& out) {
   // Unpacked once: a saved_tensors_hooks unpack hook runs once per backward.
   Tensor input = input_.unpack();
+  if (!GradMode::is_enabled()) {
+    // No graph to record: one loop over each group.
+    std::tie(out[0], out[1], out[2]) = group_norm_backward_values(
+        g[0],
+        input,
+        result1_.unpack(),
+        result2_.unpack(),
+        weight_.unpack(),
+        N,
+        C,
+        HxW,
+        group,
+        {should_compute_output(0),
+         should_compute_output(1),
+         should_compute_output(2)});
+    return;
+  }
   compute_float(input, g, out);
   round_to(input.dtype(), out);
 }
@@ -447,20 +465,36 @@ void ScaledDotProductFlashAttentionForCpuBackward0::compute(
     // NotImplemented node.
     AutoGradMode no_grad(false);
     double s = attention_scale(q, scale);
-    Tensor scores = attention_scores(q, k, attn_mask_.unpack(), is_causal, s);
-    Tensor p = attention_probs_from_lse(scores, lse);
-    Tensor vv = repeat_heads(v, q.sizes()[1]);
-    Tensor dp = matmul(grad, transpose(vv, -2, -1));
-    // sum(dp * p) over the keys is sum(grad * output) over the features.
-    Tensor ds = mul(p, sub(dp, sum(mul(grad, output), {-1}, true)));
-    if (should_compute_output(0)) {
-      grads[0] = mul(matmul(ds, repeat_heads(k, q.sizes()[1])), scalar(s));
-    }
-    if (should_compute_output(1)) {
-      grads[1] = sum_heads(mul(matmul(transpose(ds, -2, -1), q), scalar(s)), k);
-    }
-    if (should_compute_output(2)) {
-      grads[2] = sum_heads(matmul(transpose(p, -2, -1), grad), v);
+    Tensor mask = attn_mask_.unpack();
+    if (kernels::small_attention_fits(q, k, v, mask) &&
+        grad.dtype() == q.dtype() && output.dtype() == q.dtype() &&
+        lse.dtype() == q.dtype() && grad.sizes() == output.sizes()) {
+      // See Note [Small attention in one loop].
+      auto small = kernels::small_attention_backward(
+          grad, q, k, v, mask, is_causal, s, output, lse);
+      Tensor all[3] = {small.query, small.key, small.value};
+      for (std::size_t i = 0; i < 3; ++i) {
+        if (should_compute_output(i)) {
+          grads[i] = all[i];
+        }
+      }
+    } else {
+      Tensor scores = attention_scores(q, k, mask, is_causal, s);
+      Tensor p = attention_probs_from_lse(scores, lse);
+      Tensor vv = repeat_heads(v, q.sizes()[1]);
+      Tensor dp = matmul(grad, transpose(vv, -2, -1));
+      // sum(dp * p) over the keys is sum(grad * output) over the features.
+      Tensor ds = mul(p, sub(dp, sum(mul(grad, output), {-1}, true)));
+      if (should_compute_output(0)) {
+        grads[0] = mul(matmul(ds, repeat_heads(k, q.sizes()[1])), scalar(s));
+      }
+      if (should_compute_output(1)) {
+        grads[1] =
+            sum_heads(mul(matmul(transpose(ds, -2, -1), q), scalar(s)), k);
+      }
+      if (should_compute_output(2)) {
+        grads[2] = sum_heads(matmul(transpose(p, -2, -1), grad), v);
+      }
     }
   }
   for (std::size_t i = 0; i < 3; ++i) {
