@@ -32,6 +32,7 @@ Table = tuple[dict[str, Any], ...]
 
 
 _DIM_DEFAULTS = {"optional": " | None = None", "all": " | None = ()", "required": ""}
+_DIM_TYPES = {"one": "_int"}  # the others: an int or a sequence of ints
 
 
 def _parameters(op: dict[str, Any], method: bool = False) -> str:
@@ -40,8 +41,20 @@ def _parameters(op: dict[str, Any], method: bool = False) -> str:
     if op["family"] == "unary":
         return ""
     if op["family"] == "reduction":
-        dtype = f", *, dtype: {'_dtype' if method else 'dtype'} | None = None" if op["dtype"] else ""
-        return f", dim: _Dims{_DIM_DEFAULTS[op['dim']]}, keepdim: _bool = False{dtype}"
+        dtype_type = "_dtype" if method else "dtype"
+        if op["scalar"] == "correction":
+            return (
+                ", dim: _Dims | _bool | None = None, unbiased: _bool | None = None, keepdim: _bool = False,"
+                " *, correction: _float | None = None"
+            )
+        if op["scalar"] == "p":
+            return (
+                ', p: _float | str | None = "fro", dim: _Dims | None = None, keepdim: _bool = False,'
+                f" dtype: {dtype_type} | None = None"
+            )
+        dtype = f", *, dtype: {dtype_type} | None = None" if op["dtype"] else ""
+        dim = f"{_DIM_TYPES.get(op['dim'], '_Dims')}{_DIM_DEFAULTS.get(op['dim'], ' | None = None')}"
+        return f", dim: {dim}, keepdim: _bool = False{dtype}"
     if op["family"] == "linalg":
         scaling = ", *, beta: _float = 1, alpha: _float = 1" if op["adds_input"] else ""
         return "".join(f", {name}: Tensor" for name in op["operands"]) + scaling
@@ -51,11 +64,15 @@ def _parameters(op: dict[str, Any], method: bool = False) -> str:
 
 
 def _def(name: str, parameters: str, indent: str = "") -> str:
-    """A stub's ``def`` line, wrapped as ruff format wraps one longer than 120 columns."""
+    """A stub's ``def`` line, wrapped as ruff format wraps one longer than 120 columns:
+    the parameters on a line of their own, or one per line when that is too long too."""
     line = f"{indent}def {name}({parameters}) -> Tensor: ...\n"
     if len(line) - 1 <= 120:
         return line
-    return f"{indent}def {name}(\n{indent}    {parameters}\n{indent}) -> Tensor: ...\n"
+    inner = f"{indent}    {parameters}"
+    if len(inner) > 120:
+        inner = "".join(f"{indent}    {p},\n" for p in parameters.split(", "))[:-1]
+    return f"{indent}def {name}(\n{inner}\n{indent}) -> Tensor: ...\n"
 
 
 def _activation_parameters(op: dict[str, Any]) -> str:

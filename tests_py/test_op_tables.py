@@ -14,6 +14,7 @@ These tests read that list, so a new entry is checked without further test code:
 from __future__ import annotations
 
 import importlib.util
+import math
 import pathlib
 from typing import Any
 
@@ -22,7 +23,7 @@ import pytest
 
 import npgrad
 from op_specs import ALL
-from oracle import assert_close, from_np, to_np
+from oracle import AGAINST_TORCH, assert_close, from_np, to_np
 
 # The ops of the tables that npgrad exposes (tanh_backward and the like are only
 # nodes, tested through the saved-state and higher-order tests).
@@ -33,6 +34,8 @@ INPLACE = [op for op in TABLE if op["inplace"] and op["node"] and op["family"] !
 BINARY = [op for op in TABLE if op["family"] == "binary"]
 BOOL_VALUED = [op for op in BINARY if not op["node"]]
 REDUCTION = [op for op in TABLE if op["family"] == "reduction"]
+# The reductions with an extra scalar (var's correction, norm's p).
+SCALAR_REDUCTION = [op for op in REDUCTION if op["scalar"]]
 # The in-place forms of bool-valued unary ops (logical_not_): no node, self's dtype kept.
 # The binary ones (logical_and_, and eq_ whose zero-gradient nodes they lack) are
 # tested in test_pointwise_more.py.
@@ -166,8 +169,12 @@ def test_inplace_form_refuses_an_integer_tensor(ng: Any, op: dict[str, Any]) -> 
 
 @pytest.mark.parametrize("op", TABLE, ids=[op["name"] for op in TABLE])
 def test_function_and_method_refuse_none(ng: Any, op: dict[str, Any]) -> None:
+    if AGAINST_TORCH and op.get("scalar") == "p":
+        pytest.skip("torch.norm is a Python function: None fails with an AttributeError")
     if op.get("number_overload"):
         message = rf"{op['name']}\(\) received an invalid combination of arguments - got \(NoneType, Tensor\)"
+    elif op.get("scalar") == "correction":  # torch's three overloads from one argument on
+        message = rf"{op['name']}\(\) received an invalid combination of arguments - got \(NoneType\)"
     else:
         message = rf"{op['name']}\(\): argument 'input' \(position 1\) must be Tensor, not NoneType"
     with pytest.raises(TypeError, match=message):
@@ -338,15 +345,21 @@ def test_double_backward_records_torch_backward_nodes(ng: Any, torch_ref: Any, n
         assert_close(g, e)
 
 
+def _dim_call(op: dict[str, Any], dim: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``dim`` as the argument after the input, or by keyword where the op's scalar
+    comes first (norm's p)."""
+    return ((), {"dim": dim}) if op["scalar"] == "p" else ((dim,), {})
+
+
 def _reduction_calls(op: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
-    """The ways to give a reduction's dims: an int, a negative one, a tuple, keepdim,
-    and none (the full reduction) unless the op requires them."""
-    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
-        ((1,), {}),
-        ((-1,), {"keepdim": True}),
-        (((0, -1),), {}),
-        ((), {"dim": [0, 2], "keepdim": True}),
-    ]
+    """The ways to give a reduction's dims: an int, a negative one, a tuple (not for
+    an op whose dim is one int), keepdim, and none (the full reduction) unless the op
+    requires them."""
+    dims = [(1, {}), (-1, {"keepdim": True})]
+    if op["dim"] != "one":
+        dims.append(((0, -1), {}))
+    calls = [(args, kwargs | extra) for dim, extra in dims for args, kwargs in [_dim_call(op, dim)]]
+    calls.append(((), {"dim": 0 if op["dim"] == "one" else [0, 2], "keepdim": True}))
     if op["dim"] != "required":
         calls.append(((), {}))
     return calls
@@ -398,36 +411,204 @@ def test_reduction_dtype_rule_matches_torch(ng: Any, torch_ref: Any, op: dict[st
     logsumexp's float32 intermediate rounds once, torch's may differ by an ulp)."""
 
     def run(lib: Any) -> list[Any]:
-        facts: list[Any] = []
         inputs = [lib.tensor([[1, 2], [3, 4]]), lib.tensor([[True, False], [True, True]])]
         inputs.append(lib.tensor([[1.5, 2.0], [3.0, 4.25]], dtype=lib.float16))
-        for x in inputs:
-            try:
-                y = getattr(x, op["name"])(1)
-                facts.append((str(y.dtype), y.tolist()))
-            except RuntimeError as e:
-                facts.append(str(e))
-        if op["dtype"]:
-            y = getattr(lib, op["name"])(inputs[0], 1, dtype=lib.float64)
-            facts.append((str(y.dtype), y.tolist()))
-        return facts
+        calls = [lambda x=x: getattr(x, op["name"])(1) for x in inputs]
+        if op["dtype"]:  # (norm refuses an integer tensor)
+            calls += [lambda x=x: getattr(lib, op["name"])(x, 1, dtype=lib.float64) for x in (inputs[0], inputs[2])]
+        return _values_or_errors(calls)
 
-    got, expected = run(ng), run(torch_ref)
+    _assert_same_values_or_errors(run(ng), run(torch_ref), rtol=2e-3)
+
+
+def _values_or_errors(calls: list[Any]) -> list[Any]:
+    """Each call's (dtype, values), or its RuntimeError's message."""
+    facts: list[Any] = []
+    for call in calls:
+        try:
+            y = call()
+            facts.append((str(y.dtype), y.tolist()))
+        except RuntimeError as e:
+            facts.append(str(e))
+    return facts
+
+
+def _assert_same_values_or_errors(got: list[Any], expected: list[Any], rtol: float) -> None:
     assert [f if isinstance(f, str) else f[0] for f in got] == [f if isinstance(f, str) else f[0] for f in expected]
     for g, e in zip(got, expected):
         if not isinstance(g, str):
-            np.testing.assert_allclose(g[1], e[1], rtol=2e-3)
+            np.testing.assert_allclose(g[1], e[1], rtol=rtol)
 
 
 @pytest.mark.parametrize("op", REDUCTION, ids=[op["name"] for op in REDUCTION])
 def test_reduction_dim_errors(ng: Any, op: dict[str, Any]) -> None:
     """A repeated dim, a dim out of range, and a dim that is not an int: torch's errors."""
     x = ng.tensor([[1.0, 2.0], [3.0, 4.0]])
-    with pytest.raises(RuntimeError, match=r"^dim 0 appears multiple times in the list of dims$"):
-        getattr(x, op["name"])((0, 0))
+    args, kwargs = _dim_call(op, (0, 0))
+    if op["dim"] == "one":  # one int: torch's parser refuses any tuple
+        with pytest.raises(TypeError, match=rf"^{op['name']}\(\).*\btuple\b"):
+            getattr(x, op["name"])(*args, **kwargs)
+    else:
+        with pytest.raises(RuntimeError, match=r"^dim 0 appears multiple times in the list of dims$"):
+            getattr(x, op["name"])(*args, **kwargs)
+    args, kwargs = _dim_call(op, 3)
     with pytest.raises(
         IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 3\)$"
     ):
-        getattr(ng, op["name"])(x, 3)
-    with pytest.raises(TypeError, match=rf"^{op['name']}\(\): argument 'dim' failed to unpack the object at pos 2"):
+        getattr(ng, op["name"])(x, *args, **kwargs)
+    if op["dim"] == "one":
+        return
+    # torch.norm hands dim on to linalg.vector_norm, whose name its message shows.
+    name = "(linalg_vector_norm|norm)" if op["scalar"] == "p" else op["name"]
+    with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'dim' failed to unpack the object at pos 2"):
         getattr(x, op["name"])(dim=(0, "a"))
+
+
+def _scalar_calls(op: dict[str, Any]) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:
+    """The forms of a reduction's scalar: var's ``correction`` (by keyword, fractional,
+    with each form of dim) and its legacy ``unbiased`` bool (alone, by keyword, after
+    dim); norm's ``p`` (each order torch treats apart, 'fro' and None, with and without
+    dim)."""
+    if op["scalar"] == "correction":
+        return [
+            ((), {}),
+            ((), {"correction": 0}),
+            ((1,), {"correction": 2.5, "keepdim": True}),
+            (((0, -1),), {"correction": 0}),
+            ((None,), {"correction": 1}),
+            ((), {"correction": -1}),
+            ((True,), {}),
+            ((False,), {}),
+            ((), {"unbiased": False}),
+            ((1, False), {}),
+            ((-1, True, True), {}),
+        ]
+    orders = [1, 2, math.inf, -math.inf, 0, 3, "fro", 0.5, -1, 2.5, None]
+    return (
+        [((p,), {}) for p in orders]
+        + [((p, 1), {}) for p in (1, 2, math.inf, -math.inf, 0, 3, -1)]
+        + [((p, (0, -1), True), {}) for p in (2, -math.inf, "fro", 0.5)]
+    )
+
+
+def _untied_values() -> np.ndarray:
+    """A 2 x 3 x 2 input without zeros or ties (|x| too), so that amax, the inf-norms and
+    the p < 1 norms are differentiable there."""
+    values = np.random.default_rng(3).permutation(np.arange(1, 13)) / 13.0
+    return (values * np.where(np.arange(12) % 3 == 0, -1.0, 1.0)).reshape(2, 3, 2)
+
+
+@pytest.mark.parametrize("op", SCALAR_REDUCTION, ids=[op["name"] for op in SCALAR_REDUCTION])
+def test_reduction_scalar_matches_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
+    """Each form of the op's scalar (function and method): values, node, every saved
+    attribute the entry declares (the scalar's too), and the gradient (None where torch
+    gives none: the 0-norm)."""
+
+    def run(lib: Any) -> list[Any]:
+        facts = []
+        for args, kwargs in _scalar_calls(op):
+            x = from_np(lib, _untied_values(), requires_grad=True)
+            y = getattr(lib, op["name"])(x, *args, **kwargs)
+            z = getattr(x, op["name"])(*args, **kwargs)
+            node = y.grad_fn
+            saved = [getattr(node, f"_saved_{name}") for name in op["saves"]]
+            (y * y).sum().backward()
+            grad = None if x.grad is None else to_np(x.grad)
+            facts.append(
+                [node.name(), to_np(y), to_np(z), [to_np(v) if hasattr(v, "grad_fn") else v for v in saved], grad]
+            )
+        return facts
+
+    got, expected = run(ng), run(torch_ref)
+    for (args, kwargs), g, e in zip(_scalar_calls(op), got, expected):
+        assert g[0] == e[0] == op["node"], (args, kwargs)
+        assert_close(g[1], e[1])
+        assert_close(g[2], e[2])
+        for a, b in zip(g[3], e[3]):
+            if isinstance(a, np.ndarray):
+                assert_close(a, b)
+            else:
+                assert a == b, (args, kwargs, a, b)
+        assert (g[4] is None) == (e[4] is None), (args, kwargs)
+        if g[4] is not None:
+            assert_close(g[4], e[4])
+
+
+@pytest.mark.parametrize(
+    "op", [op for op in SCALAR_REDUCTION if op["scalar"] == "correction"], ids=lambda op: op["name"]
+)
+@pytest.mark.parametrize("correction", [3, 5])
+def test_correction_not_below_the_count_matches_torch(
+    ng: Any, torch_ref: Any, op: dict[str, Any], correction: int
+) -> None:
+    """A correction of at least the number of elements reduced (3 along dim 1): torch's
+    warning, inf values and the gradient torch gives (inf and nan)."""
+
+    def run(lib: Any) -> list[np.ndarray]:
+        x = from_np(lib, _untied_values(), requires_grad=True)
+        with pytest.warns(UserWarning, match=rf"^{op['name']}\(\): degrees of freedom is <= 0"):
+            y = getattr(x, op["name"])(1, correction=correction)
+        y.sum().backward()
+        return [to_np(y), to_np(x.grad)]
+
+    for g, e in zip(run(ng), run(torch_ref)):
+        assert_close(g, e)
+
+
+@pytest.mark.parametrize("op", REDUCTION, ids=[op["name"] for op in REDUCTION])
+def test_reduction_gradients_match_finite_differences(ng: Any, op: dict[str, Any]) -> None:
+    """gradcheck and gradgradcheck (float64) over each form of dim and of the scalar;
+    var's corrections stay below the count there (the others are inf)."""
+    calls = _reduction_calls(op)
+    if op["scalar"]:
+        calls += [(args, kwargs) for args, kwargs in _scalar_calls(op) if kwargs.get("correction", 0) < 2]
+    for args, kwargs in calls:
+        x = from_np(ng, _untied_values(), requires_grad=True)
+
+        def fn(t: Any, args: Any = args, kwargs: Any = kwargs) -> Any:
+            return getattr(ng, op["name"])(t, *args, **kwargs)
+
+        assert ng.autograd.gradcheck(fn, (x,)), (args, kwargs)
+        assert ng.autograd.gradgradcheck(fn, (x,)), (args, kwargs)
+
+
+@pytest.mark.parametrize("op", [op for op in REDUCTION if op["dim"] == "one"], ids=lambda op: op["name"])
+def test_one_int_dim_reduction_gradients_at_zeros(ng: Any, op: dict[str, Any]) -> None:
+    """prod at one zero and at two zeros in a row, along the dim and over all: the exact
+    gradient, first and second order."""
+    values = _untied_values()
+    values[0, 1, 0] = 0.0
+    values[1, :2, 1] = 0.0
+    for args in [(), (1,), (-1,), (0,)]:
+        x = from_np(ng, values, requires_grad=True)
+
+        def fn(t: Any, args: Any = args) -> Any:
+            return getattr(ng, op["name"])(t, *args)
+
+        assert ng.autograd.gradcheck(fn, (x,)), args
+        assert ng.autograd.gradgradcheck(fn, (x,)), args
+
+
+@pytest.mark.parametrize("op", [op for op in SCALAR_REDUCTION if op["scalar"] == "p"], ids=lambda op: op["name"])
+def test_norm_dtype_and_empty_errors_match_torch(ng: Any, torch_ref: Any, op: dict[str, Any]) -> None:
+    """``dtype=`` (computed in it; a narrowing or integer dtype refused) and the orders
+    without an identity over an empty tensor or dim: values, or torch's error."""
+    cases = [
+        lambda lib: (lib.tensor([3.0, 4.0]), (2,), {"dtype": lib.float64}),
+        lambda lib: (lib.tensor([3.0, 4.0], dtype=lib.float16), (2,), {"dtype": lib.float32}),
+        lambda lib: (lib.tensor([3.0, 4.0], dtype=lib.float64), (2,), {"dtype": lib.float32}),
+        lambda lib: (lib.tensor([3.0, 4.0]), (2,), {"dtype": lib.int64}),
+        lambda lib: (lib.zeros(0, 3), (math.inf,), {}),
+        lambda lib: (lib.zeros(0, 3), (-1, 0), {}),
+        lambda lib: (lib.zeros(0, 3), (-math.inf, 1), {}),
+        lambda lib: (lib.zeros(0, 3), (2,), {}),
+        lambda lib: (lib.zeros(0, 3), (0, 0), {}),
+    ]
+
+    def run(lib: Any) -> list[Any]:
+        def call(x: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            return getattr(lib, op["name"])(x, *args, **kwargs)
+
+        return _values_or_errors([lambda case=case: call(*case(lib)) for case in cases])
+
+    _assert_same_values_or_errors(run(ng), run(torch_ref), rtol=1e-6)

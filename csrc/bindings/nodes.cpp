@@ -356,20 +356,14 @@ void bind_nodes(py::module_& m) {
   bind_node<MedianBackward0>(fm, "MedianBackward0");
   bind_node<MedianBackward1>(fm, "MedianBackward1");
   bind_node<KthvalueBackward0>(fm, "KthvalueBackward0");
-  bind_node<LinalgVectorNormBackward0>(fm, "LinalgVectorNormBackward0");
-  bind_node<NormBackward1>(fm, "NormBackward1");
   bind_node<CumsumBackward0>(fm, "CumsumBackward0");
   bind_node<CumprodBackward0>(fm, "CumprodBackward0");
   bind_node<SortBackward0>(fm, "SortBackward0");
   bind_node<SortBackward1>(fm, "SortBackward1");
   bind_node<TopkBackward0>(fm, "TopkBackward0");
   bind_node<SoftmaxBackward0>(fm, "SoftmaxBackward0");
-  bind_node<VarBackward0>(fm, "VarBackward0");
-  bind_node<StdBackward0>(fm, "StdBackward0");
   bind_node<VarMeanBackward0>(fm, "VarMeanBackward0");
   bind_node<StdMeanBackward0>(fm, "StdMeanBackward0");
-  bind_node<ProdBackward0>(fm, "ProdBackward0");
-  bind_node<ProdBackward1>(fm, "ProdBackward1");
   bind_node<LogSoftmaxBackward0>(fm, "LogSoftmaxBackward0");
   bind_node<SoftmaxBackwardDataBackward0>(fm, "SoftmaxBackwardDataBackward0");
   bind_node<LogSoftmaxBackwardDataBackward0>(

@@ -3,6 +3,7 @@
 // the in-place method, the backward node class, and _C._op_table, from which
 // the docstrings (_torch_docs.py, _tensor_docs.py) and the stubs
 // (scripts/update_op_stubs.py) are made.
+#include <string_view>
 #include <utility>
 
 #include "bindings.h"
@@ -477,11 +478,200 @@ auto reduction_dim_arg() {
   }
 }
 
-// Binds `name(<input>, dim, keepdim=False[, *, dtype=None])` on `scope` (the
-// module with `input`, or the Tensor class).
+// var's correction (ScalarArg::Correction): torch's overloads
+// `var(input, dim=None, *, correction=None, keepdim=False)`,
+// `var(input, unbiased=True)` and `var(input, dim, unbiased, keepdim=False)`
+// as one signature `(input, dim=None, unbiased=None, keepdim=False, *,
+// correction=None)`, saved as torch saves them (correction None when neither
+// it nor unbiased nor a dim was given).
+ops::VarArgs var_args(
+    const char* fn,
+    py::handle dim,
+    py::handle unbiased,
+    bool keepdim,
+    py::handle correction) {
+  ops::VarArgs args;
+  if (PyBool_Check(dim.ptr())) {
+    // var(True): torch's overload (bool unbiased = True).
+    NPGRAD_CHECK_TYPE(
+        unbiased.is_none(),
+        fn,
+        "(): argument 'dim' must be tuple of ints, not bool");
+    unbiased = dim;
+    dim = py::none();
+  }
+  if (!dim.is_none()) {
+    args.dims = dims_from(dim, fn, false);
+  }
+  args.keepdim = keepdim;
+  if (!unbiased.is_none() && !correction.is_none()) {
+    throw TypeError(detail::str_cat(
+        fn,
+        "(): the arguments 'unbiased' and 'correction' cannot be given "
+        "together"));
+  }
+  if (!correction.is_none()) {
+    args.correction = correction.cast<double>();
+  } else if (!unbiased.is_none()) {
+    args.correction = unbiased.cast<bool>() ? 1 : 0;
+  } else if (args.dims) {
+    args.correction = 1;
+  }
+  return args;
+}
+
+// torch's warning when the divisor N - correction of var is not positive
+// (the result is inf or nan); called after the op checked the dims.
+void warn_if_no_dof(const char* fn, const Tensor& a, const ops::VarArgs& args) {
+  double n = ops::reduced_numel(a.sizes(), args.dims.value_or(Shape{}));
+  if (n - args.correction.value_or(1) > 0) {
+    return;
+  }
+  std::string msg = detail::str_cat(
+      fn,
+      "(): degrees of freedom is <= 0. Correction should be strictly less "
+      "than the reduction factor (input numel divided by output numel).");
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) {
+    throw py::error_already_set();  // warnings turned into errors
+  }
+}
+
+// Binds `name(<input>, dim=None, unbiased=None, keepdim=False, *,
+// correction=None)` on `scope`: `op(input, args)` (an entry, or var_mean)
+// with var's arguments, then torch's warning.
+template <typename Scope, typename Op, typename... Input>
+void def_with_var_args(
+    Scope& scope, const char* name, Op op, const Input&... input) {
+  scope.def(
+      name,
+      [name, op](
+          const Tensor& a,
+          py::handle dim,
+          py::handle unbiased,
+          bool keepdim,
+          py::handle correction) {
+        ops::VarArgs args = var_args(name, dim, unbiased, keepdim, correction);
+        auto out = op(a, args);
+        warn_if_no_dof(name, a, args);
+        return out;
+      },
+      input...,
+      "dim"_a = py::none(),
+      "unbiased"_a = py::none(),
+      "keepdim"_a = false,
+      py::kw_only(),
+      "correction"_a = py::none());
+}
+
+// norm's p (ScalarArg::Ord): a number, None (2) or "fro" (2, over at most
+// two dims); another string is a matrix norm, which npgrad does not have.
+double norm_ord(
+    const Tensor& a,
+    py::handle p,
+    const std::optional<std::vector<int64_t>>& dims) {
+  if (p.is_none()) {
+    return 2;
+  }
+  if (!py::isinstance<py::str>(p)) {
+    NPGRAD_CHECK_TYPE(
+        PyNumber_Check(p.ptr()) && !is_tensor(p),
+        "norm(): argument 'p' must be a number or a string, not ",
+        python_type_name(p));
+    return p.cast<double>();
+  }
+  auto name = p.cast<std::string>();
+  if (name == "fro" && (!dims || dims->size() <= 2)) {
+    return 2;
+  }
+  Shape matrix_dims = dims.value_or(Shape{});
+  if (!dims) {
+    for (int64_t d = 0; d < a.dim(); ++d) {
+      matrix_dims.push_back(d);
+    }
+  }
+  NPGRAD_CHECK(
+      name == "fro" || name == "nuc",
+      "linalg.matrix_norm: Order ",
+      name,
+      " not supported.");
+  std::string got;
+  for (int64_t d : matrix_dims) {
+    got += (got.empty() ? "" : " ") + std::to_string(d);
+  }
+  NPGRAD_CHECK(
+      matrix_dims.size() == 2,
+      "linalg.matrix_norm: dim must be a 2-tuple. Got ",
+      got);
+  throw NotImplementedError(
+      "norm(): npgrad does not implement the nuclear norm (p='nuc')");
+}
+
+// Binds an entry on `scope` (the module with `input`, or the Tensor class):
+// `name(<input>, dim, keepdim=False[, *, dtype=None])`, or the signature of
+// its one-int dim or of its scalar's kind.
 template <typename Op, typename Scope, typename... Input>
 void def_reduction(Scope& scope, const Input&... input) {
-  if constexpr (Op::takes_dtype) {
+  if constexpr (Op::dim == ops::Dim::One) {
+    static_assert(Op::takes_dtype && ops::detail::HasFullNode<Op>::value);
+    // prod(input, dim, keepdim=False, *, dtype=None); without dim (or None)
+    // the full_node's overload.
+    scope.def(
+        Op::name,
+        [](const Tensor& a,
+           std::optional<int64_t> dim,
+           bool keepdim,
+           py::handle dtype) {
+          std::optional<std::vector<int64_t>> dims;
+          if (dim) {
+            dims = std::vector<int64_t>{*dim};
+          }
+          return ops::reduction<Op>(a, dims, keepdim, optional_dtype(dtype));
+        },
+        input...,
+        "dim"_a = py::none(),
+        "keepdim"_a = false,
+        py::kw_only(),
+        "dtype"_a = py::none());
+  } else if constexpr (ops::detail::HasScalar<Op>::value) {
+    if constexpr (Op::scalar.kind == ops::ScalarArg::Correction) {
+      def_with_var_args(
+          scope,
+          Op::name,
+          [](const Tensor& a, const ops::VarArgs& args) {
+            return ops::reduction<Op>(
+                a,
+                args.dims,
+                args.keepdim,
+                std::nullopt,
+                false,
+                args.correction);
+          },
+          input...);
+    } else {
+      // norm(input, p='fro', dim=None, keepdim=False, dtype=None)
+      scope.def(
+          Op::name,
+          [](const Tensor& a,
+             py::handle p,
+             py::handle dim,
+             bool keepdim,
+             py::handle dtype) {
+            auto dims = reduction_dims<Op>(dim);
+            return ops::reduction<Op>(
+                a,
+                dims,
+                keepdim,
+                optional_dtype(dtype),
+                false,
+                norm_ord(a, p, dims));
+          },
+          input...,
+          "p"_a = "fro",
+          "dim"_a = py::none(),
+          "keepdim"_a = false,
+          "dtype"_a = py::none());
+    }
+  } else if constexpr (Op::takes_dtype) {
     scope.def(
         Op::name,
         [](const Tensor& a, py::handle dim, bool keepdim, py::handle dtype) {
@@ -525,7 +715,21 @@ py::tuple reduction_saves() {
       saves.append(name);
     }
   }
+  if constexpr (ops::detail::HasScalar<Op>::value) {
+    constexpr std::string_view prefix = "_saved_";
+    saves.append(std::string_view(Op::scalar.saved).substr(prefix.size()));
+  }
   return py::tuple(saves);
+}
+
+// The kind of an entry's scalar; -1 for none.
+template <typename Op>
+constexpr int reduction_scalar() {
+  if constexpr (ops::detail::HasScalar<Op>::value) {
+    return Op::scalar.kind;
+  } else {
+    return -1;
+  }
 }
 
 template <typename Op>
@@ -542,6 +746,7 @@ void bind_reduction_table(py::module_& m, py::module_& nodes, py::list& table) {
       py::class_<TensorImpl, std::shared_ptr<TensorImpl>>>(m.attr("Tensor"));
   ops::reduction_ops::ReductionOps::for_each([&](auto op) {
     using Op = decltype(op);
+    constexpr bool exposed = ops::detail::IsExposed<Op>::value;
     py::class_<
         ops::ReductionBackward<Op>,
         autograd::Node,
@@ -554,18 +759,47 @@ void bind_reduction_table(py::module_& m, py::module_& nodes, py::list& table) {
           std::shared_ptr<ops::ReductionBackward<Op, true>>>(
           nodes, Op::full_node, py::custom_type_setup(setup_node_type_gc));
     }
-    def_reduction<Op>(m, "input"_a);
-    def_reduction<Op>(cls);
+    if constexpr (!exposed) {
+      // ATen's positional form, as torch's composites call it:
+      // `_C._norm(input, p, dim, keepdim=False)`.
+      static_assert(Op::dim == ops::Dim::Required);
+      m.def(
+          Op::name,
+          [](const Tensor& a,
+             double p,
+             std::vector<int64_t> dim,
+             bool keepdim) {
+            return ops::reduction<Op>(
+                a, std::move(dim), keepdim, std::nullopt, false, p);
+          },
+          "input"_a,
+          "p"_a,
+          "dim"_a,
+          "keepdim"_a = false);
+    } else {
+      def_reduction<Op>(m, "input"_a);
+      def_reduction<Op>(cls);
+    }
     if constexpr (ops::detail::HasFullNode<Op>::value) {
       // sum(input) and sum(input, dim, ...) are two torch overloads.
       mark_torch_overloaded(m.attr(Op::name), 2);
     }
+    if constexpr (reduction_scalar<Op>() == ops::ScalarArg::Correction) {
+      // var(input, dim | unbiased, ...): torch's overloads from one argument.
+      mark_torch_overloaded(m.attr(Op::name), 1);
+    }
     constexpr const char* dim = Op::dim == ops::Dim::Required ? "required"
                                 : Op::dim == ops::Dim::All    ? "all"
+                                : Op::dim == ops::Dim::One    ? "one"
                                                               : "optional";
+    constexpr auto scalar = reduction_scalar<Op>();
     table.append(py::dict(
         "family"_a = "reduction",
-        "public"_a = true,
+        "public"_a = exposed,
+        "scalar"_a = scalar == ops::ScalarArg::Correction
+                         ? py::object(py::str("correction"))
+                     : scalar == ops::ScalarArg::Ord ? py::object(py::str("p"))
+                                                     : py::object(py::none()),
         "name"_a = Op::name,
         "inplace"_a = py::none(),
         "node"_a = Op::node,
@@ -578,6 +812,18 @@ void bind_reduction_table(py::module_& m, py::module_& nodes, py::list& table) {
         "example_other"_a = Op::doc.example_other,
         "example_output"_a = Op::doc.example_output));
   });
+  // var_mean and std_mean: two outputs, hand-written (with var's arguments).
+  for (bool take_sqrt : {false, true}) {
+    const char* name = take_sqrt ? "std_mean" : "var_mean";
+    def_with_var_args(
+        m,
+        name,
+        [take_sqrt](const Tensor& a, const ops::VarArgs& args) {
+          return ops::var_mean(a, args, take_sqrt);
+        },
+        "input"_a);
+    mark_torch_overloaded(m.attr(name), 1);
+  }
 }
 
 }  // namespace

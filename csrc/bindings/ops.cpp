@@ -228,59 +228,6 @@ std::optional<std::vector<int64_t>> optional_dims(
   return dims_from(dim, fn);
 }
 
-// var(input, dim, unbiased, keepdim, *, correction) and its relatives; the
-// arguments torch's overloads accept, saved as torch saves them.
-ops::VarArgs var_args(
-    const char* fn,
-    py::handle dim,
-    py::handle unbiased,
-    bool keepdim,
-    py::handle correction) {
-  ops::VarArgs args;
-  if (PyBool_Check(dim.ptr())) {
-    // var(True): torch's overload (bool unbiased = True).
-    NPGRAD_CHECK_TYPE(
-        unbiased.is_none(),
-        fn,
-        "(): argument 'dim' must be tuple of ints, not bool");
-    unbiased = dim;
-    dim = py::none();
-  }
-  args.dims = optional_dims(dim, fn);
-  args.keepdim = keepdim;
-  if (!unbiased.is_none() && !correction.is_none()) {
-    throw TypeError(
-        detail::str_cat(
-            fn,
-            "(): the arguments 'unbiased' and 'correction' cannot be given "
-            "together"));
-  }
-  if (!correction.is_none()) {
-    args.correction = correction.cast<double>();
-  } else if (!unbiased.is_none()) {
-    args.correction = unbiased.cast<bool>() ? 1 : 0;
-  } else if (args.dims) {
-    args.correction = 1;
-  }
-  return args;
-}
-
-// torch's warning when the divisor N - correction of var is not positive
-// (the result is inf or nan); called after the op checked the dims.
-void warn_if_no_dof(const char* fn, const Tensor& a, const ops::VarArgs& args) {
-  double n = ops::reduced_numel(a.sizes(), args.dims.value_or(Shape{}));
-  if (n - args.correction.value_or(1) > 0) {
-    return;
-  }
-  std::string msg = detail::str_cat(
-      fn,
-      "(): degrees of freedom is <= 0. Correction should be strictly less "
-      "than the reduction factor (input numel divided by output numel).");
-  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) {
-    throw py::error_already_set();  // warnings turned into errors
-  }
-}
-
 // The reductions with one signature for the function (input first) and the
 // method: bound to both from one definition.
 template <typename Fn, typename... Extra>
@@ -319,69 +266,10 @@ void bind_reductions(
         "dim"_a = py::none(),
         "keepdim"_a = false);
   }
-  for (bool take_sqrt : {false, true}) {
-    // var(input, dim=None, unbiased=None, keepdim=False, *, correction=None)
-    auto var_op = [take_sqrt](const char* fn, auto op) {
-      return [take_sqrt, fn, op](
-                 const Tensor& a,
-                 py::handle dim,
-                 py::handle unbiased,
-                 bool keepdim,
-                 py::handle correction) {
-        ops::VarArgs args = var_args(fn, dim, unbiased, keepdim, correction);
-        auto out = op(a, args, take_sqrt);
-        warn_if_no_dof(fn, a, args);
-        return out;
-      };
-    };
-    auto dim = "dim"_a = py::none();
-    auto unbiased = "unbiased"_a = py::none();
-    auto keepdim = "keepdim"_a = false;
-    auto correction = "correction"_a = py::none();
-    def_function_and_method(
-        m,
-        cls,
-        take_sqrt ? "std" : "var",
-        var_op(take_sqrt ? "std" : "var", &ops::var),
-        dim,
-        unbiased,
-        keepdim,
-        py::kw_only(),
-        correction);
-    m.def(
-        take_sqrt ? "std_mean" : "var_mean",
-        var_op(take_sqrt ? "std_mean" : "var_mean", &ops::var_mean),
-        "input"_a,
-        dim,
-        unbiased,
-        keepdim,
-        py::kw_only(),
-        correction);
-  }
-  def_function_and_method(
-      m,
-      cls,
-      "prod",
-      [](const Tensor& a,
-         std::optional<int64_t> dim,
-         bool keepdim,
-         py::handle dtype) {
-        if (!dim) {
-          return ops::prod(a, optional_dtype(dtype));
-        }
-        return ops::prod(a, *dim, keepdim, optional_dtype(dtype));
-      },
-      "dim"_a = py::none(),
-      "keepdim"_a = false,
-      py::kw_only(),
-      "dtype"_a = py::none());
-  // Several torch overloads: any(input, dim | dims), var(input, dim |
-  // unbiased), ... from one argument on; prod(input, dim) from two.
-  for (const char* name :
-       {"any", "all", "var", "std", "var_mean", "std_mean"}) {
+  // Several torch overloads: any(input, dim | dims) from one argument on.
+  for (const char* name : {"any", "all"}) {
     mark_torch_overloaded(m.attr(name), 1);
   }
-  mark_torch_overloaded(m.attr("prod"), 2);
 }
 
 py::tuple as_tuple(const std::vector<Tensor>& tensors) {
@@ -1075,60 +963,7 @@ py::object named_pair(const char* name, std::pair<Tensor, Tensor> r) {
   return cls(r.first, r.second);
 }
 
-// torch.norm's p: a number, None (2.0) or "fro" (2, over at most two dims);
-// another string is a matrix norm, which npgrad does not have.
-Tensor norm_impl(
-    const Tensor& a,
-    py::handle p,
-    py::handle dim,
-    bool keepdim,
-    py::handle dtype) {
-  auto dims = optional_dims(dim, "norm");
-  double ord = 2;
-  bool ord_is_int = true;
-  if (py::isinstance<py::str>(p)) {
-    auto name = p.cast<std::string>();
-    bool vector = name == "fro" && (!dims || dims->size() <= 2);
-    if (!vector) {
-      Shape matrix_dims = dims.value_or(Shape{});
-      if (!dims) {
-        for (int64_t d = 0; d < a.dim(); ++d) {
-          matrix_dims.push_back(d);
-        }
-      }
-      NPGRAD_CHECK(
-          name == "fro" || name == "nuc",
-          "linalg.matrix_norm: Order ",
-          name,
-          " not supported.");
-      std::string got;
-      for (int64_t d : matrix_dims) {
-        got += (got.empty() ? "" : " ") + std::to_string(d);
-      }
-      NPGRAD_CHECK(
-          matrix_dims.size() == 2,
-          "linalg.matrix_norm: dim must be a 2-tuple. Got ",
-          got);
-      throw NotImplementedError(
-          "norm(): npgrad does not implement the nuclear norm (p='nuc')");
-    }
-  } else if (p.is_none()) {
-    ord_is_int = false;
-  } else {
-    NPGRAD_CHECK_TYPE(
-        PyNumber_Check(p.ptr()) && !is_tensor(p),
-        "norm(): argument 'p' must be a number or a string, not ",
-        python_type_name(p));
-    ord = p.cast<double>();
-    ord_is_int = PyLong_Check(p.ptr()) != 0;
-  }
-  return ops::vector_norm(
-      a, ord, ord_is_int, dims, keepdim, optional_dtype(dtype));
-}
-
-// Scans, sort, topk, median, kthvalue and norm: functions and methods.
-// _C._norm is ATen's norm.ScalarOpt_dim (NormBackward1), which torch's
-// composites call (pairwise_distance); torch.norm records linalg.vector_norm.
+// Scans, sort, topk, median and kthvalue: functions and methods.
 void bind_sorting(
     py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
   for (bool is_prod : {false, true}) {
@@ -1221,24 +1056,6 @@ void bind_sorting(
       },
       "k"_a,
       "dim"_a = -1,
-      "keepdim"_a = false);
-  def_function_and_method(
-      m,
-      cls,
-      "norm",
-      &norm_impl,
-      "p"_a = "fro",
-      "dim"_a = py::none(),
-      "keepdim"_a = false,
-      "dtype"_a = py::none());
-  m.def(
-      "_norm",
-      [](const Tensor& a, double p, std::vector<int64_t> dim, bool keepdim) {
-        return ops::vector_norm(a, p, false, dim, keepdim, std::nullopt, true);
-      },
-      "input"_a,
-      "p"_a,
-      "dim"_a,
       "keepdim"_a = false);
   // median(input) and median(input, dim): two torch overloads.
   mark_torch_overloaded(m.attr("median"), 2);

@@ -848,26 +848,6 @@ tensor([False,  True])
 )
 
 add_docstr_all(
-    "var",
-    """The variance over ``dim``, divided by ``N - correction`` (1 by default).
-
->>> import npgrad as torch
->>> torch.tensor([1.0, 2.0, 3.0, 4.0]).var(correction=0)
-tensor(1.2500)
-""",
-)
-
-add_docstr_all(
-    "std",
-    """The standard deviation over ``dim``, with ``var``'s arguments.
-
->>> import npgrad as torch
->>> torch.tensor([1.0, 2.0, 3.0, 4.0]).std(unbiased=False)
-tensor(1.1180)
-""",
-)
-
-add_docstr_all(
     "cumsum",
     """The cumulative sum along ``dim``, see ``torch.cumsum``.
 
@@ -966,26 +946,6 @@ add_docstr_all(
 >>> import npgrad as torch
 >>> torch.tensor([3.0, 1.0, 2.0]).kthvalue(1).values
 tensor(1.)
-""",
-)
-
-add_docstr_all(
-    "norm",
-    """The vector norm over ``dim``, see ``torch.norm``.
-
->>> import npgrad as torch
->>> torch.tensor([3.0, -4.0]).norm(1)
-tensor(7.)
-""",
-)
-
-add_docstr_all(
-    "prod",
-    """The product of all elements, or along ``dim``; integer tensors give int64.
-
->>> import npgrad as torch
->>> torch.tensor([[1.0, 2.0], [3.0, 4.0]]).prod(dim=1)
-tensor([ 2., 12.])
 """,
 )
 

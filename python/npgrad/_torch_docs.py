@@ -141,6 +141,16 @@ tensor([ 1., 10.,  2., 20.])
 # The op tables' functions: summary and example from each op's entry.
 
 
+def _reduction_parameters(op: dict) -> str:
+    """A reduction's parameters after ``input``, as torch documents them."""
+    if op["scalar"] == "correction":
+        return "dim=None, *, correction=1, keepdim=False"
+    if op["scalar"] == "p":
+        return "p='fro', dim=None, keepdim=False, dtype=None"
+    dtype = ", *, dtype=None" if op["dtype"] else ""
+    return f"dim, keepdim=False{dtype}"
+
+
 def _table_op_doc(op: dict) -> str:
     """The docstring of ``npgrad.<name>`` for an op of the op tables."""
     if op["family"] == "unary":
@@ -148,8 +158,7 @@ def _table_op_doc(op: dict) -> str:
         head = f"{op['summary']}, elementwise; same as ``input.{op['name']}()``."
     elif op["family"] == "reduction":
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
-        dtype = ", *, dtype=None" if op["dtype"] else ""
-        head = f"{op['summary']}; same as ``input.{op['name']}(dim, keepdim=False{dtype})``."
+        head = f"{op['summary']}; same as ``input.{op['name']}({_reduction_parameters(op)})``."
     elif op["family"] == "linalg":
         call = f"torch.{op['name']}(torch.tensor({op['example_input']}), {_table_op_argument(op)})"
         scaling = ", *, beta=1, alpha=1" if op["adds_input"] else ""
@@ -565,27 +574,6 @@ tensor(False)
 )
 
 add_docstr(
-    _C.var,
-    """The variance over ``dim`` (all dims by default), divided by ``N - correction``
-(``correction=1`` by default; ``unbiased=False`` means ``correction=0``).
-
->>> import npgrad as torch
->>> torch.var(torch.tensor([1.0, 2.0, 3.0, 4.0]))
-tensor(1.6667)
-""",
-)
-
-add_docstr(
-    _C.std,
-    """The standard deviation: the square root of ``var`` with the same arguments.
-
->>> import npgrad as torch
->>> torch.std(torch.tensor([1.0, 2.0, 3.0, 4.0]))
-tensor(1.2910)
-""",
-)
-
-add_docstr(
     _C.var_mean,
     """The tuple ``(var, mean)`` over ``dim``, with ``var``'s arguments.
 
@@ -602,17 +590,6 @@ add_docstr(
 >>> import npgrad as torch
 >>> torch.std_mean(torch.tensor([1.0, 2.0, 3.0, 4.0]), correction=0)
 (tensor(1.1180), tensor(2.5000))
-""",
-)
-
-add_docstr(
-    _C.prod,
-    """The product of all elements, or along ``dim`` (one int). Integer and bool
-tensors give int64; zeros in the input get their exact gradient.
-
->>> import npgrad as torch
->>> torch.prod(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
-tensor(24.)
 """,
 )
 
@@ -699,18 +676,6 @@ add_docstr(
 >>> import npgrad as torch
 >>> torch.kthvalue(torch.tensor([3.0, 1.0, 2.0]), 2).values
 tensor(2.)
-""",
-)
-
-add_docstr(
-    _C.norm,
-    """The vector norm ``(sum |x|^p)^(1/p)`` over ``dim`` (all when None): ``p`` a
-number, ``inf``, ``-inf``, ``0`` (the count of non-zeros) or ``'fro'`` (2); torch
-records it as ``linalg.vector_norm``.
-
->>> import npgrad as torch
->>> torch.norm(torch.tensor([3.0, 4.0]))
-tensor(5.)
 """,
 )
 

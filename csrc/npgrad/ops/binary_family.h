@@ -112,11 +112,6 @@ struct HasBinaryKernel : std::false_type {};
 template <typename Op>
 struct HasBinaryKernel<Op, std::void_t<decltype(&Op::kernel)>>
     : std::true_type {};
-template <typename Op, typename = void>
-struct IsExposed : std::true_type {};
-template <typename Op>
-struct IsExposed<Op, std::void_t<decltype(Op::exposed)>>
-    : std::bool_constant<Op::exposed> {};
 
 template <typename Op, typename = void>
 struct OperandNames {

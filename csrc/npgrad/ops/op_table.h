@@ -45,6 +45,14 @@ template <typename Op>
 struct HasInplaceNode<Op, std::void_t<decltype(Op::inplace_node)>>
     : std::true_type {};
 
+// An entry with `exposed = false` is an op torch has only inside its
+// composites or backward formulas: no public function or method.
+template <typename Op, typename = void>
+struct IsExposed : std::true_type {};
+template <typename Op>
+struct IsExposed<Op, std::void_t<decltype(Op::exposed)>>
+    : std::bool_constant<Op::exposed> {};
+
 template <typename Op, typename = void>
 struct HasCheck : std::false_type {};
 template <typename Op>

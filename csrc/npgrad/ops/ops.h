@@ -165,42 +165,19 @@ Tensor any(
     std::optional<std::vector<int64_t>> dims,
     bool keepdim,
     bool is_any);
-/// The arguments of var, std, var_mean and std_mean as torch saves them:
-/// dims nullopt (all) or as given, correction nullopt when neither
-/// `correction` nor `unbiased` nor a dim was given (it then counts as 1).
+/// The arguments of var_mean and std_mean as torch saves them: dims
+/// nullopt (all) or as given, correction nullopt when neither `correction`
+/// nor `unbiased` nor a dim was given (it then counts as 1).
 struct VarArgs {
   std::optional<std::vector<int64_t>> dims;
   std::optional<double> correction;
   bool keepdim = false;
 };
-/// var, or std when take_sqrt (VarBackward0 / StdBackward0).
-Tensor var(const Tensor& a, const VarArgs& args, bool take_sqrt);
-/// (var or std, mean) (VarMeanBackward0 / StdMeanBackward0).
+/// (var or std, mean) (VarMeanBackward0 / StdMeanBackward0), with the
+/// reduction table's var/std and mean kernels.
 std::pair<Tensor, Tensor> var_mean(
     const Tensor& a, const VarArgs& args, bool take_sqrt);
 Tensor logsumexp(const Tensor& a, std::vector<int64_t> dims, bool keepdim);
-/// Product of all elements (ProdBackward0).
-Tensor prod(const Tensor& a, std::optional<ScalarType> dtype = std::nullopt);
-/// Product along dim (ProdBackward1).
-Tensor prod(
-    const Tensor& a,
-    int64_t dim,
-    bool keepdim,
-    std::optional<ScalarType> dtype = std::nullopt);
-
-/// torch's linalg.vector_norm: (sum |a|^ord)^(1 / ord) over dims (all when
-/// nullopt), computed in dtype when given (LinalgVectorNormBackward0).
-/// `ord_is_int` only decides how the node shows `_saved_ord`. `aten_norm`:
-/// record ATen's norm.ScalarOpt_dim instead (NormBackward1, which saves the
-/// wrapped dims and shows ord as `_saved_p`).
-Tensor vector_norm(
-    const Tensor& a,
-    double ord,
-    bool ord_is_int,
-    const std::optional<std::vector<int64_t>>& dims,
-    bool keepdim,
-    std::optional<ScalarType> dtype,
-    bool aten_norm = false);
 
 // ---- Scans, sorting and selection along a dim ----
 // Dims are saved as given; results keep torch's dtypes (int64 indices, int64

@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <sstream>
 #include <string>
 
 #include "npgrad/autograd/grad_mode.h"
@@ -74,7 +73,7 @@ std::vector<int64_t> wrap_dims(std::vector<int64_t> dims, int64_t ndim) {
 
 double reduced_numel(const Shape& sizes, const std::vector<int64_t>& dims) {
   double n = 1;
-  if (dims.empty()) {
+  if (dims.empty() || sizes.empty()) {  // all dims; a 0-dim tensor's one
     for (int64_t s : sizes) {
       n *= static_cast<double>(s);
     }
@@ -258,13 +257,6 @@ Tensor _log_softmax_backward_data(
       });
 }
 
-namespace {
-void div_by(const Tensor& t, double n) {
-  kernels::binary_out(
-      kernels::Binary::Div, t, wrapped_scalar(n, ScalarType::Float64), t);
-}
-}  // namespace
-
 Tensor argmax(
     const Tensor& a, std::optional<int64_t> dim, bool keepdim, bool is_max) {
   const char* fn = is_max ? "argmax" : "argmin";
@@ -307,239 +299,6 @@ Tensor any(
     r = kernels::any(a, wrap_dims(std::move(*dims), a.dim()), keepdim, is_any);
   }
   return out == ScalarType::Bool ? r : kernels::cast(r, out);
-}
-
-namespace {
-std::vector<int64_t> var_dims(const Tensor& a, const VarArgs& args) {
-  return args.dims ? wrap_dims(*args.dims, a.dim()) : std::vector<int64_t>{};
-}
-
-// (var or std, mean) of a floating tensor over wrapped dims (all when empty),
-// in its dtype; a reduced float computes in float32 and rounds once.
-std::pair<Tensor, Tensor> var_values(
-    const Tensor& a,
-    const std::vector<int64_t>& dims,
-    const VarArgs& args,
-    bool take_sqrt,
-    const char* fn) {
-  NPGRAD_CHECK(
-      is_floating(a.dtype()),
-      fn,
-      " only support floating point and complex dtypes");
-  bool reduced = is_reduced_float(a.dtype());
-  ScalarType dt = opmath_type(a.dtype());
-  Tensor x = reduced ? kernels::cast(a, dt) : a;
-  double n = reduced_numel(a.sizes(), dims);
-  Tensor centre = kernels::sum(x, dims, true, dt);
-  div_by(centre, n);
-  Tensor dev = kernels::binary(kernels::Binary::Sub, x, centre, dt);
-  kernels::binary_out(kernels::Binary::Mul, dev, dev, dev);
-  Tensor out = kernels::sum(dev, dims, args.keepdim, dt);
-  div_by(out, std::max(0.0, n - args.correction.value_or(1)));
-  if (take_sqrt) {
-    static const kernels::UnaryUfunc& sqrt = kernels::unary_ufunc("sqrt");
-    kernels::unary_out(sqrt, out, out);
-  }
-  Tensor mean = kernels::sum(x, dims, args.keepdim, dt);
-  div_by(mean, n);
-  if (reduced) {
-    return {kernels::cast(out, a.dtype()), kernels::cast(mean, a.dtype())};
-  }
-  return {out, mean};
-}
-
-template <typename NodeT>
-std::shared_ptr<NodeT> record_var(
-    const Tensor& out, const Tensor& a, const VarArgs& args) {
-  auto node = record(out, a, make_node<NodeT>());
-  node->dims = args.dims;
-  node->correction = args.correction;
-  node->keepdim = args.keepdim;
-  node->self_ = SavedVariable(a, false);
-  return node;
-}
-}  // namespace
-
-Tensor var(const Tensor& a, const VarArgs& args, bool take_sqrt) {
-  Tensor out =
-      var_values(a, var_dims(a, args), args, take_sqrt, "std and var").first;
-  if (compute_requires_grad({&a})) {
-    if (take_sqrt) {
-      record_var<StdBackward0>(out, a, args)->result_ =
-          SavedVariable(out, true);
-    } else {
-      record_var<VarBackward0>(out, a, args);
-    }
-  }
-  return out;
-}
-
-std::pair<Tensor, Tensor> var_mean(
-    const Tensor& a, const VarArgs& args, bool take_sqrt) {
-  auto [out, mean] = var_values(
-      a,
-      var_dims(a, args),
-      args,
-      take_sqrt,
-      take_sqrt ? "std_mean" : "var_mean");
-  if (compute_requires_grad({&a})) {
-    if (take_sqrt) {
-      auto node = record_var<StdMeanBackward0>(out, a, args);
-      set_history(mean, node);
-      node->result_ = SavedVariable(out, true);
-    } else {
-      set_history(mean, record_var<VarMeanBackward0>(out, a, args));
-    }
-  }
-  return {out, mean};
-}
-
-namespace {
-template <typename NodeT>
-std::shared_ptr<NodeT> record_prod(const Tensor& out, const Tensor& a) {
-  auto node = record(out, a, make_node<NodeT>());
-  node->self_ = SavedVariable(a, false);
-  node->result_ = SavedVariable(out, true);
-  return node;
-}
-}  // namespace
-
-Tensor prod(const Tensor& a, std::optional<ScalarType> dtype) {
-  Tensor out = kernels::prod(a, {}, false, sum_dtype(a, dtype));
-  if (compute_requires_grad({&a})) {
-    record_prod<ProdBackward0>(out, a);
-  }
-  return out;
-}
-
-Tensor prod(
-    const Tensor& a,
-    int64_t dim,
-    bool keepdim,
-    std::optional<ScalarType> dtype) {
-  int64_t d = maybe_wrap_dim(dim, a.dim());
-  Tensor out = a.dim() == 0
-                   ? kernels::cast(a, sum_dtype(a, dtype))
-                   : kernels::prod(a, {d}, keepdim, sum_dtype(a, dtype));
-  if (compute_requires_grad({&a})) {
-    auto node = record_prod<ProdBackward1>(out, a);
-    node->dim = dim;
-    node->keepdim = keepdim;
-  }
-  return out;
-}
-
-namespace {
-// |x|^ord summed over dims, then the ord-th root: the values of vector_norm,
-// in x's dtype (a reduced float computes in float32 and rounds once).
-Tensor norm_values(
-    const Tensor& x,
-    double ord,
-    const std::vector<int64_t>& dims,
-    bool keepdim) {
-  kernels::IgnoreFpErrors quiet;
-  bool reduced = is_reduced_float(x.dtype());
-  ScalarType dt = opmath_type(x.dtype());
-  static const kernels::UnaryUfunc& abs_ = kernels::unary_ufunc("absolute");
-  static const kernels::UnaryUfunc& sqrt_ = kernels::unary_ufunc("sqrt");
-  Tensor a = kernels::unary(abs_, x, dt);
-  Tensor out;
-  if (std::isinf(ord)) {
-    out = a.dim() == 0 ? a : kernels::amax(a, dims, keepdim, ord > 0);
-  } else if (ord == 0) {
-    Tensor nonzero = kernels::binary(
-        kernels::Binary::Ne, a, wrapped_scalar(0, ScalarType::Float64), dt);
-    out = kernels::sum(nonzero, dims, keepdim, dt);
-  } else if (ord == 1) {
-    out = kernels::sum(a, dims, keepdim, dt);
-  } else if (ord == 2) {
-    kernels::binary_out(kernels::Binary::Mul, a, a, a);
-    out = kernels::sum(a, dims, keepdim, dt);
-    kernels::unary_out(sqrt_, out, out);
-  } else {
-    Tensor p = wrapped_scalar(ord, ScalarType::Float64);
-    kernels::binary_out(kernels::Binary::Pow, a, p, a);
-    out = kernels::sum(a, dims, keepdim, dt);
-    kernels::binary_out(
-        kernels::Binary::Pow,
-        out,
-        wrapped_scalar(1 / ord, ScalarType::Float64),
-        out);
-  }
-  return reduced ? kernels::cast(out, x.dtype()) : out;
-}
-
-std::string format_ord(double ord) {
-  std::ostringstream s;
-  s << ord;
-  return s.str();
-}
-}  // namespace
-
-Tensor vector_norm(
-    const Tensor& a,
-    double ord,
-    bool ord_is_int,
-    const std::optional<std::vector<int64_t>>& dims,
-    bool keepdim,
-    std::optional<ScalarType> dtype,
-    bool aten_norm) {
-  NPGRAD_CHECK(
-      is_floating(a.dtype()),
-      "linalg.vector_norm: Expected a floating point or complex tensor as "
-      "input. Got ",
-      scalar_type_name(a.dtype()));
-  if (dtype) {
-    NPGRAD_CHECK(
-        is_floating(*dtype),
-        "linalg.vector_norm: dtype should be floating point or complex, but "
-        "got ",
-        scalar_type_name(*dtype));
-    NPGRAD_CHECK(
-        promote_types(a.dtype(), *dtype) == *dtype,
-        "linalg.vector_norm: the dtype of the input (",
-        scalar_type_name(a.dtype()),
-        ") should be convertible without narrowing to the specified dtype (",
-        scalar_type_name(*dtype),
-        ")");
-  }
-  std::vector<int64_t> wrapped =
-      dims ? wrap_dims(*dims, a.dim()) : std::vector<int64_t>{};
-  if (a.numel() == 0 && (ord < 0 || std::isinf(ord))) {
-    NPGRAD_CHECK(
-        dims,
-        "linalg.vector_norm cannot compute the ",
-        format_ord(ord),
-        " norm on an empty tensor because the operation does not have an "
-        "identity");
-    for (int64_t d : wrapped) {
-      NPGRAD_CHECK(
-          a.sizes()[d] != 0,
-          "linalg.vector_norm cannot compute the ",
-          format_ord(ord),
-          " norm on the dimension ",
-          d,
-          "because this dimension is empty and the operation does not have "
-          "an identity");
-    }
-  }
-  Tensor x = dtype && *dtype != a.dtype() ? kernels::cast(a, *dtype) : a;
-  Tensor out = norm_values(x, ord, wrapped, keepdim);
-  if (compute_requires_grad({&a})) {
-    auto node =
-        aten_norm
-            ? std::shared_ptr<VectorNormBackward>(make_node<NormBackward1>())
-            : make_node<LinalgVectorNormBackward0>();
-    record(out, a, node);
-    node->dims =
-        aten_norm ? std::optional<std::vector<int64_t>>(wrapped) : dims;
-    node->keepdim = keepdim;
-    node->ord = ord;
-    node->ord_is_int = ord_is_int;
-    node->self_ = SavedVariable(a, false);
-    node->result_ = SavedVariable(out, true);
-  }
-  return out;
 }
 
 }  // namespace npgrad::ops

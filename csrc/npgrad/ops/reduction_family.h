@@ -14,7 +14,8 @@
 //              overloads (its "invalid combination" errors list both)
 //   dim        Dim::Optional (`dim=None`: all dims; saved as None, or the
 //              full_node), Dim::All (`dim=()`: all dims, saved as ()),
-//              Dim::Required (no default)
+//              Dim::Required (no default), Dim::One (one int, saved as an
+//              int, as prod's; None or no dim: the full_node)
 //   dtype      the result dtype: Dtype::Input; Dtype::IntegersToInt64 (int
 //              and bool sum to int64, as torch's sum); Dtype::FloatOnly
 //              (torch's "could not infer output dtype" error for others,
@@ -35,9 +36,19 @@
 //   doc        `static constexpr OpDoc doc`; its example_other is the
 //              example call's arguments after the input ("1", "dim=0")
 //   check      optional `static void check(const Tensor& input, const
-//              std::vector<int64_t>& given, const std::vector<int64_t>&
-//              wrapped)`: torch's errors that depend on the dims (amax of an
-//              empty dim)
+//              ReductionArgs& args)`: torch's errors that depend on the
+//              input's dtype, the dims, `dtype=` or the scalar (amax of an
+//              empty dim, var of an integer tensor)
+//   scalar     optional `static constexpr ScalarArg scalar`: the op's one
+//              extra scalar, saved as `scalar.saved`. Its kind says how the
+//              bindings take it: ScalarArg::Correction (var's keyword
+//              `correction`, or the legacy bool `unbiased`; None when neither
+//              is given), ScalarArg::Ord (norm's `p` before `dim`: a number,
+//              None or 'fro'). The kernel then takes it as a last argument
+//              (`std::optional<double>`), the backward reads `saved.scalar`
+//   exposed    optional, false for an op torch has only inside composites
+//              (ATen's norm, `_C._norm`): its node and its function in _C
+//              with ATen's positional arguments, no method
 // The entry is added to ReductionOps at the end of reduction_ops.h.
 
 #include <memory>
@@ -58,7 +69,7 @@
 
 namespace npgrad::ops {
 
-enum class Dim { Optional, All, Required };
+enum class Dim { Optional, All, Required, One };
 enum class Dtype { Input, IntegersToInt64, FloatOnly, IntegersToFloat };
 
 /// What a reduction node can save, as bits of a mask.
@@ -67,12 +78,27 @@ struct Saved {
                             SelfNumel = 16, SelfSizes = 32;
 };
 
+/// An entry's extra scalar argument (see the header comment).
+struct ScalarArg {
+  enum Kind { Correction, Ord } kind;
+  const char* saved;  // the node's attribute
+};
+
+/// What an entry's check sees besides the input.
+struct ReductionArgs {
+  std::vector<int64_t> given;       // the dims as given (empty: all)
+  std::vector<int64_t> wrapped;     // the same wrapped
+  std::optional<ScalarType> dtype;  // `dtype=` as given
+  std::optional<double> scalar;     // the entry's scalar as given
+};
+
 /// What a reduction's backward formula sees: the saved values (others are
 /// empty), and the input's number of dims.
 struct ReductionSaved {
   Tensor self, result;
   std::optional<Shape> dims;  // as given; none: all dims
   bool keepdim = false;
+  std::optional<double> scalar;  // the entry's scalar, as given
   int64_t self_numel = 0;
   Shape self_sizes;
   int64_t ndim = 0;
@@ -92,6 +118,10 @@ struct HasFullNode : std::false_type {};
 template <typename Op>
 struct HasFullNode<Op, std::void_t<decltype(Op::full_node)>> : std::true_type {
 };
+template <typename Op, typename = void>
+struct HasScalar : std::false_type {};
+template <typename Op>
+struct HasScalar<Op, std::void_t<decltype(Op::scalar)>> : std::true_type {};
 
 template <typename Op>
 ScalarType reduction_dtype(
@@ -148,6 +178,7 @@ struct ReductionBackward final : autograd::FormulaNode {
     }
     saved.dims = dims;
     saved.keepdim = keepdim;
+    saved.scalar = scalar;
     saved.self_numel = self_numel;
     saved.self_sizes = self_sizes;
     saved.ndim = ndim;
@@ -155,7 +186,16 @@ struct ReductionBackward final : autograd::FormulaNode {
   }
 
   void visit_saved(autograd::SavedAttributeVisitor& v) override {
-    if constexpr ((saves & Saved::Dim) != 0) {
+    if constexpr (detail::HasScalar<Op>::value) {
+      if (scalar) {
+        v.real(Op::scalar.saved, *scalar);
+      } else {
+        v.none(Op::scalar.saved);
+      }
+    }
+    if constexpr ((saves & Saved::Dim) != 0 && Op::dim == Dim::One) {
+      v.integer("_saved_dim", dims->front());
+    } else if constexpr ((saves & Saved::Dim) != 0) {
       if (dims) {
         v.int_list("_saved_dim", *dims);
       } else {
@@ -182,6 +222,7 @@ struct ReductionBackward final : autograd::FormulaNode {
   autograd::SavedVariable self_, result_;
   std::optional<Shape> dims;
   bool keepdim = false;
+  std::optional<double> scalar;
   int64_t self_numel = 0;
   Shape self_sizes;
   int64_t ndim = 0;  // not saved state: the formulas' rank of the input
@@ -193,13 +234,15 @@ void record_reduction(
     const Tensor& out,
     const Tensor& input,
     const std::optional<std::vector<int64_t>>& given,
-    bool keepdim) {
+    bool keepdim,
+    std::optional<double> scalar) {
   using Node = ReductionBackward<Op, Full>;
   auto node = autograd::make_node<Node>();
   node->set_next_edges(autograd::collect_next_edges({&input}));
   autograd::set_history(out, node);
   node->dims = given;
   node->keepdim = keepdim;
+  node->scalar = scalar;
   node->ndim = input.dim();
   if constexpr ((Node::saves & Saved::SelfNumel) != 0) {
     node->self_numel = input.numel();
@@ -223,14 +266,16 @@ void record_reduction(
 /// `dim_given_as_none`, an entry with a full_node is torch's overload
 /// without dim (`sum()`: the full_node, keepdim ignored); `sum(None,
 /// keepdim)` is the overload with dim, which records the node with dim None
-/// and keeps the reduced dims when keepdim is true.
+/// and keeps the reduced dims when keepdim is true. `scalar`: the entry's
+/// scalar as given (correction, p).
 template <typename Op>
 Tensor reduction(
     const Tensor& input,
     std::optional<std::vector<int64_t>> dims,
     bool keepdim = false,
     std::optional<ScalarType> dtype = std::nullopt,
-    bool dim_given_as_none = false) {
+    bool dim_given_as_none = false,
+    std::optional<double> scalar = std::nullopt) {
   const bool full =
       detail::HasFullNode<Op>::value && !dims && !dim_given_as_none;
   ScalarType out_dtype = detail::reduction_dtype<Op>(input, dtype);
@@ -240,15 +285,23 @@ Tensor reduction(
   std::vector<int64_t> wrapped =
       dims ? wrap_dims(*dims, input.dim()) : std::vector<int64_t>{};
   if constexpr (detail::HasCheck<Op>::value) {
-    Op::check(input, dims.value_or(std::vector<int64_t>{}), wrapped);
+    Op::check(
+        input,
+        ReductionArgs{
+            dims.value_or(std::vector<int64_t>{}), wrapped, dtype, scalar});
   }
-  Tensor out = Op::kernel(input, wrapped, keepdim, out_dtype);
+  Tensor out;
+  if constexpr (detail::HasScalar<Op>::value) {
+    out = Op::kernel(input, wrapped, keepdim, out_dtype, scalar);
+  } else {
+    out = Op::kernel(input, wrapped, keepdim, out_dtype);
+  }
   if (autograd::compute_requires_grad({&input})) {
     if (full) {
       detail::record_reduction<Op, detail::HasFullNode<Op>::value>(
-          out, input, dims, keepdim);
+          out, input, dims, keepdim, scalar);
     } else {
-      detail::record_reduction<Op, false>(out, input, dims, keepdim);
+      detail::record_reduction<Op, false>(out, input, dims, keepdim, scalar);
     }
   }
   return out;

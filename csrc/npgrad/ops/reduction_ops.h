@@ -4,12 +4,15 @@
 // is the op's one home: kernel, dtype rule, node, saved state, backward
 // formula, docstring.
 //
-// Not here: prod (its `dim` is one int, not a tuple; two nodes with other
-// saved state), var/std (unbiased/correction), the norms (ord), nanmean
-// (torch records it as a composite, DivBackward0), max/min (namedtuples).
+// Not here: var_mean/std_mean (two outputs; their op and node share Var's
+// and Mean's kernels and formulas), nanmean (torch records it as a
+// composite, DivBackward0), max/min (namedtuples), linalg.matrix_norm (npgrad
+// has none: norm's matrix orders raise torch's errors).
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +21,12 @@
 namespace npgrad::ops::reduction_ops {
 
 using autograd::scalar;
+
+// t /= n, in place, as torch's reductions divide.
+inline void divide_in_place(const Tensor& t, double n) {
+  kernels::binary_out(
+      kernels::Binary::Div, t, wrapped_scalar(n, ScalarType::Float64), t);
+}
 
 struct Sum {
   static constexpr const char* name = "sum";
@@ -65,10 +74,10 @@ struct Mean {
       bool keepdim,
       ScalarType dtype) {
     Tensor out = kernels::sum(a, dims, keepdim, opmath_type(dtype));
-    double n = static_cast<double>(a.numel()) /
-               static_cast<double>(std::max<int64_t>(out.numel(), 1));
-    kernels::binary_out(
-        kernels::Binary::Div, out, wrapped_scalar(n, ScalarType::Float64), out);
+    divide_in_place(
+        out,
+        static_cast<double>(a.numel()) /
+            static_cast<double>(std::max<int64_t>(out.numel(), 1)));
     return is_reduced_float(dtype) ? kernels::cast(out, dtype) : out;
   }
   static Tensor backward(const Tensor& grad, const ReductionSaved& s) {
@@ -118,11 +127,8 @@ struct Extremum {
   static constexpr bool takes_dtype = false;
   static constexpr unsigned saves =
       Saved::Dim | Saved::Keepdim | Saved::Self | Saved::Result;
-  static void check(
-      const Tensor& a,
-      const std::vector<int64_t>& given,
-      const std::vector<int64_t>& wrapped) {
-    check_nonempty_dims(kIsMax ? "amax" : "amin", a, given, wrapped);
+  static void check(const Tensor& a, const ReductionArgs& args) {
+    check_nonempty_dims(kIsMax ? "amax" : "amin", a, args.given, args.wrapped);
   }
   static Tensor kernel(
       const Tensor& a,
@@ -169,11 +175,8 @@ struct Logsumexp {
   static constexpr bool takes_dtype = false;
   static constexpr unsigned saves =
       Saved::Dim | Saved::Keepdim | Saved::Self | Saved::Result;
-  static void check(
-      const Tensor& a,
-      const std::vector<int64_t>& given,
-      const std::vector<int64_t>&) {
-    if (given.empty() && a.dim() > 0) {
+  static void check(const Tensor& a, const ReductionArgs& args) {
+    if (args.given.empty() && a.dim() > 0) {
       // torch resizes a 0-dim output to the reduced shape and fails.
       std::string shape;
       for (int64_t i = 0; i < a.dim(); ++i) {
@@ -265,6 +268,320 @@ struct Nansum {
       "1"};
 };
 
+struct Prod {
+  static constexpr const char* name = "prod";
+  static constexpr const char* node = "ProdBackward1";
+  static constexpr const char* full_node = "ProdBackward0";
+  static constexpr Dim dim = Dim::One;
+  static constexpr Dtype dtype = Dtype::IntegersToInt64;
+  static constexpr bool takes_dtype = true;
+  static constexpr unsigned saves =
+      Saved::Dim | Saved::Keepdim | Saved::Self | Saved::Result;
+  static Tensor kernel(
+      const Tensor& a,
+      const std::vector<int64_t>& dims,
+      bool keepdim,
+      ScalarType dtype) {
+    return a.dim() == 0 ? kernels::cast(a, dtype)
+                        : kernels::prod(a, dims, keepdim, dtype);
+  }
+  // grad times the derivative of the product along dim d (grad and result
+  // keep d as size 1). Without zeros in self that is result / self, as torch
+  // computes it; with zeros, each element's product of the others, from an
+  // n x n layout that replaces one element by 1 per row, so that higher
+  // orders stay exact.
+  static Tensor along(
+      const Tensor& grad, const Tensor& self, const Tensor& result, int64_t d) {
+    Tensor x = to_dtype(self, result.dtype());
+    Tensor has_zero = any(eq(x, scalar(0)), std::nullopt, false, true);
+    if (kernels::item(has_zero) == 0) {
+      return to_dtype(mul(grad, div(result, x)), self.dtype());
+    }
+    int64_t n = x.sizes()[d];
+    int64_t ndim = x.dim() + 1;
+    Shape rows = x.sizes();
+    rows.insert(rows.begin() + d, n);
+    Tensor eye =
+        eq(autograd::arange_along(n, ndim, d),
+           autograd::arange_along(n, ndim, d + 1));
+    Tensor others = reduction<Prod>(
+        where(eye, scalar(1), expand(unsqueeze(x, d), rows)),
+        std::vector<int64_t>{d + 1});
+    return to_dtype(mul(grad, others), self.dtype());
+  }
+  static Tensor backward(const Tensor& grad, const ReductionSaved& s) {
+    if (!s.dims) {  // prod(): along the one dim of the flattened input
+      Tensor flat = reshape(s.self, {s.self.numel()});
+      return reshape(along(grad, flat, s.result, 0), s.self.sizes());
+    }
+    if (s.ndim == 0) {
+      return to_dtype(grad, s.self.dtype());
+    }
+    return along(
+        s.unreduced(grad),
+        s.self,
+        s.unreduced(s.result),
+        maybe_wrap_dim(s.dims->front(), s.ndim));
+  }
+  static constexpr OpDoc doc = {
+      "The product of all elements, or along ``dim`` (one int); integer and "
+      "bool tensors give int64, zeros get their exact gradient",
+      "[[1.0, 2.0], [3.0, 4.0]]",
+      "tensor([ 2., 12.])",
+      "1"};
+};
+
+// var and std: the mean of the squared deviations over dim, divided by
+// N - correction (N the number of elements reduced; correction 1 when not
+// given, as torch's), and its square root. A reduced float computes in
+// float32 and rounds once.
+template <bool kStd>
+struct VarStd {
+  static constexpr Dim dim = Dim::Optional;
+  static constexpr Dtype dtype = Dtype::Input;
+  static constexpr bool takes_dtype = false;
+  static constexpr ScalarArg scalar = {
+      ScalarArg::Correction, "_saved_correction"};
+  static constexpr unsigned saves =
+      Saved::Dim | Saved::Keepdim | Saved::Self | (kStd ? Saved::Result : 0U);
+  // torch's error for an integer or bool input, naming `fn`.
+  static void check_floating(const Tensor& a, const char* fn) {
+    NPGRAD_CHECK(
+        is_floating(a.dtype()),
+        fn,
+        " only support floating point and complex dtypes");
+  }
+  static void check(const Tensor& a, const ReductionArgs&) {
+    check_floating(a, "std and var");
+  }
+  static Tensor kernel(
+      const Tensor& a,
+      const std::vector<int64_t>& dims,
+      bool keepdim,
+      ScalarType,
+      std::optional<double> correction) {
+    bool reduced = is_reduced_float(a.dtype());
+    ScalarType dt = opmath_type(a.dtype());
+    Tensor x = reduced ? kernels::cast(a, dt) : a;
+    double n = reduced_numel(a.sizes(), dims);
+    Tensor centre = kernels::sum(x, dims, true, dt);
+    divide_in_place(centre, n);
+    Tensor dev = kernels::binary(kernels::Binary::Sub, x, centre, dt);
+    kernels::binary_out(kernels::Binary::Mul, dev, dev, dev);
+    Tensor out = kernels::sum(dev, dims, keepdim, dt);
+    divide_in_place(out, std::max(0.0, n - correction.value_or(1)));
+    if constexpr (kStd) {
+      static const kernels::UnaryUfunc& sqrt = kernels::unary_ufunc("sqrt");
+      kernels::unary_out(sqrt, out, out);
+    }
+    return reduced ? kernels::cast(out, a.dtype()) : out;
+  }
+  static Tensor backward(const Tensor& grad, const ReductionSaved& s) {
+    Tensor grad_var = grad;
+    if constexpr (kStd) {
+      // d std = d var / (2 std); 0 where the std is 0, as torch's
+      // masked_fill.
+      grad_var = where(
+          eq(s.result, autograd::scalar(0)),
+          autograd::scalar(0),
+          div(grad, mul(s.result, autograd::scalar(2))));
+    }
+    // N - correction unclamped, as torch's formula (the forward clamps it at
+    // 0): past the count the variance is inf but its gradient finite.
+    double dof =
+        reduced_numel(s.self.sizes(), s.reduced()) - s.scalar.value_or(1);
+    return mul(
+        mul(s.unreduced(grad_var), autograd::scalar(2 / dof)),
+        sub(s.self, mean(s.self, s.reduced(), true)));
+  }
+};
+
+struct Var : VarStd<false> {
+  static constexpr const char* name = "var";
+  static constexpr const char* node = "VarBackward0";
+  static constexpr OpDoc doc = {
+      "The variance over ``dim`` (all dims by default), divided by ``N - "
+      "correction`` (``correction=1`` by default; ``unbiased=False`` means "
+      "``correction=0``)",
+      "[1.0, 2.0, 3.0, 4.0]",
+      "tensor(1.2500)",
+      "correction=0"};
+};
+
+struct Std : VarStd<true> {
+  static constexpr const char* name = "std";
+  static constexpr const char* node = "StdBackward0";
+  static constexpr OpDoc doc = {
+      "The standard deviation: the square root of ``var`` with the same "
+      "arguments",
+      "[1.0, 2.0, 3.0, 4.0]",
+      "tensor(1.2910)",
+      "0"};
+};
+
+// The p-norm (sum |x|^p)^(1/p) over dim, p the entry's scalar (2 when not
+// given; inf and -inf the largest and smallest |x|, 0 the count of
+// non-zeros), computed in `dtype=` when given: torch's linalg.vector_norm,
+// which torch.norm calls, and ATen's norm, which torch's composites call.
+struct VectorNorm {
+  static constexpr Dim dim = Dim::Optional;
+  static constexpr Dtype dtype = Dtype::Input;
+  static constexpr bool takes_dtype = true;
+  static constexpr unsigned saves =
+      Saved::Dim | Saved::Keepdim | Saved::Self | Saved::Result;
+  static std::string format_ord(double ord) {
+    std::ostringstream s;
+    s << ord;
+    return s.str();
+  }
+  static void check(const Tensor& a, const ReductionArgs& args) {
+    NPGRAD_CHECK(
+        is_floating(a.dtype()),
+        "linalg.vector_norm: Expected a floating point or complex tensor as "
+        "input. Got ",
+        scalar_type_name(a.dtype()));
+    if (args.dtype) {
+      NPGRAD_CHECK(
+          is_floating(*args.dtype),
+          "linalg.vector_norm: dtype should be floating point or complex, "
+          "but got ",
+          scalar_type_name(*args.dtype));
+      NPGRAD_CHECK(
+          promote_types(a.dtype(), *args.dtype) == *args.dtype,
+          "linalg.vector_norm: the dtype of the input (",
+          scalar_type_name(a.dtype()),
+          ") should be convertible without narrowing to the specified dtype "
+          "(",
+          scalar_type_name(*args.dtype),
+          ")");
+    }
+    double ord = args.scalar.value_or(2);
+    if (a.numel() > 0 || (ord >= 0 && !std::isinf(ord))) {
+      return;
+    }
+    NPGRAD_CHECK(
+        !args.given.empty(),
+        "linalg.vector_norm cannot compute the ",
+        format_ord(ord),
+        " norm on an empty tensor because the operation does not have an "
+        "identity");
+    for (int64_t d : args.wrapped) {
+      NPGRAD_CHECK(
+          a.sizes()[d] != 0,
+          "linalg.vector_norm cannot compute the ",
+          format_ord(ord),
+          " norm on the dimension ",
+          d,
+          "because this dimension is empty and the operation does not have "
+          "an identity");
+    }
+  }
+  static Tensor kernel(
+      const Tensor& input,
+      const std::vector<int64_t>& dims,
+      bool keepdim,
+      ScalarType dtype,
+      std::optional<double> p) {
+    kernels::IgnoreFpErrors quiet;
+    double ord = p.value_or(2);
+    bool reduced = is_reduced_float(dtype);
+    ScalarType dt = opmath_type(dtype);
+    static const kernels::UnaryUfunc& abs_ = kernels::unary_ufunc("absolute");
+    static const kernels::UnaryUfunc& sqrt_ = kernels::unary_ufunc("sqrt");
+    Tensor a = kernels::unary(
+        abs_, dtype == input.dtype() ? input : kernels::cast(input, dtype), dt);
+    Tensor out;
+    if (std::isinf(ord)) {
+      out = a.dim() == 0 ? a : kernels::amax(a, dims, keepdim, ord > 0);
+    } else if (ord == 0) {
+      Tensor nonzero = kernels::binary(
+          kernels::Binary::Ne, a, wrapped_scalar(0, ScalarType::Float64), dt);
+      out = kernels::sum(nonzero, dims, keepdim, dt);
+    } else if (ord == 1) {
+      out = kernels::sum(a, dims, keepdim, dt);
+    } else if (ord == 2) {
+      kernels::binary_out(kernels::Binary::Mul, a, a, a);
+      out = kernels::sum(a, dims, keepdim, dt);
+      kernels::unary_out(sqrt_, out, out);
+    } else {
+      kernels::binary_out(
+          kernels::Binary::Pow, a, wrapped_scalar(ord, ScalarType::Float64), a);
+      out = kernels::sum(a, dims, keepdim, dt);
+      kernels::binary_out(
+          kernels::Binary::Pow,
+          out,
+          wrapped_scalar(1 / ord, ScalarType::Float64),
+          out);
+    }
+    return reduced ? kernels::cast(out, dtype) : out;
+  }
+  static Tensor backward(const Tensor& grad_out, const ReductionSaved& s) {
+    double ord = s.scalar.value_or(2);
+    if (ord == 0) {
+      return {};  // no gradient (undefined), as torch's formula gives
+    }
+    const Tensor& self = s.self;
+    Tensor grad = s.unreduced(grad_out);
+    Tensor norm = s.unreduced(s.result);
+    Tensor zero_norm = eq(norm, scalar(0));
+    Tensor r;
+    if (ord == 1) {
+      r = mul(sgn(self), grad);
+    } else if (ord == 2) {
+      r = mul(grad, where(zero_norm, scalar(0), div(self, norm)));
+    } else if (std::isinf(ord)) {
+      // Split evenly among the elements whose |x| is the norm.
+      Tensor hit = to_dtype(eq(abs(self), norm), grad.dtype());
+      r = mul(sgn(self), mul(div(grad, sum(hit, s.reduced(), true)), hit));
+    } else if (ord < 1) {
+      Tensor scaled =
+          mul(sgn(self),
+              where(eq(self, scalar(0)), scalar(0), pow(abs(self), ord - 1)));
+      r = mul(mul(scaled, grad), pow(norm, 1 - ord));
+    } else {
+      Tensor scaled = ord < 2 ? where(
+                                    eq(self, scalar(0)),
+                                    scalar(0),
+                                    mul(self, pow(abs(self), ord - 2)))
+                              : mul(self, pow(abs(self), ord - 2));
+      r = mul(
+          scaled, where(zero_norm, scalar(0), div(grad, pow(norm, ord - 1))));
+    }
+    return to_dtype(r, self.dtype());
+  }
+};
+
+struct Norm : VectorNorm {
+  static constexpr const char* name = "norm";
+  static constexpr const char* node = "LinalgVectorNormBackward0";
+  static constexpr ScalarArg scalar = {ScalarArg::Ord, "_saved_ord"};
+  static constexpr OpDoc doc = {
+      "The vector norm ``(sum |x|^p)^(1/p)`` over ``dim`` (all dims by "
+      "default): ``p`` a number, ``inf``, ``-inf``, ``0`` (the count of "
+      "non-zeros) or ``'fro'`` (2); torch records it as "
+      "``linalg.vector_norm``",
+      "[3.0, -4.0]",
+      "tensor(7.)",
+      "1"};
+};
+
+// ATen's norm.ScalarOpt_dim, which torch's composites call
+// (pairwise_distance): `_C._norm(input, p, dim, keepdim=False)`.
+struct AtenNorm : VectorNorm {
+  static constexpr const char* name = "_norm";
+  static constexpr const char* node = "NormBackward1";
+  static constexpr Dim dim = Dim::Required;
+  static constexpr bool takes_dtype = false;
+  static constexpr bool exposed = false;
+  static constexpr ScalarArg scalar = {ScalarArg::Ord, "_saved_p"};
+  static constexpr OpDoc doc = {
+      "ATen's p-norm over ``dim``, as torch's composites call it "
+      "(``pairwise_distance``)",
+      "[[3.0, 4.0]]",
+      "tensor([5.])",
+      "2.0, [1]"};
+};
+
 // One op per line, so that adding one is a one-line change here.
 // clang-format off
 using ReductionOps = OpList<
@@ -273,7 +590,12 @@ using ReductionOps = OpList<
     Amax,
     Amin,
     Logsumexp,
-    Nansum>;
+    Nansum,
+    Prod,
+    Var,
+    Std,
+    Norm,
+    AtenNorm>;
 // clang-format on
 
 }  // namespace npgrad::ops::reduction_ops

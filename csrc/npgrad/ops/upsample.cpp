@@ -200,6 +200,77 @@ Tensor lerp(const Tensor& x, int64_t dim, const AxisPlan& p) {
   return out;
 }
 
+// The adjoint of one axis step, into a zeroed (outer, in, inner) buffer:
+// each output position's gradient added to the source it read (nearest), or
+// to the two sources it read times their weights (linear: lerp_axis).
+template <typename T>
+void axis_adjoint(
+    const T* grad,
+    T* acc,
+    int64_t outer,
+    int64_t in_len,
+    int64_t out_len,
+    int64_t inner,
+    const AxisPlan& p,
+    bool linear) {
+  const auto* i0 = static_cast<const int64_t*>(p.i0.data_ptr());
+  const auto* i1 = linear ? static_cast<const int64_t*>(p.i1.data_ptr()) : i0;
+  const auto* w0 = linear ? static_cast<const T*>(p.w0.data_ptr()) : nullptr;
+  const auto* w1 = linear ? static_cast<const T*>(p.w1.data_ptr()) : nullptr;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t j = 0; j < out_len; ++j) {
+      const T* g = grad + (o * out_len + j) * inner;
+      T* a = acc + (o * in_len + i0[j]) * inner;
+      if (!linear) {
+        for (int64_t k = 0; k < inner; ++k) {
+          a[k] += g[k];
+        }
+        continue;
+      }
+      T* b = acc + (o * in_len + i1[j]) * inner;
+      for (int64_t k = 0; k < inner; ++k) {
+        a[k] += g[k] * w0[j];
+        b[k] += g[k] * w1[j];
+      }
+    }
+  }
+}
+
+// The adjoint of one axis step along dim: grad (with the output's length
+// there) to a new tensor with the input's length in_len.
+Tensor adjoint(
+    const Tensor& grad,
+    int64_t dim,
+    const AxisPlan& p,
+    int64_t in_len,
+    bool linear) {
+  Tensor src = contiguous(grad);
+  Shape sizes = src.sizes();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) {
+    outer *= sizes[static_cast<std::size_t>(d)];
+  }
+  for (auto d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) {
+    inner *= sizes[d];
+  }
+  int64_t out_len = sizes[static_cast<std::size_t>(dim)];
+  sizes[static_cast<std::size_t>(dim)] = in_len;
+  Tensor acc = zeros(sizes, src.dtype());
+  kernels::dispatch_floating(src.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    axis_adjoint(
+        static_cast<const T*>(src.data_ptr()),
+        static_cast<T*>(acc.data_ptr()),
+        outer,
+        in_len,
+        out_len,
+        inner,
+        p,
+        linear);
+  });
+  return acc;
+}
+
 std::vector<AxisPlan> plan_axes(
     const Shape& input_size, const UpsampleArgs& args, ScalarType dtype) {
   auto ndim = static_cast<int64_t>(input_size.size());
@@ -403,21 +474,15 @@ Tensor upsample_backward(
   {
     AutoGradMode no_grad(false);
     g = to_dtype(grad, dtype);
-    Shape sizes = g.sizes();
     // The adjoint of the forward: axes in the opposite order, each output
     // position's gradient added to the sources it read, times their weights.
     for (std::size_t k = 0; k < plans.size(); ++k) {
-      const AxisPlan& p = plans[k];
-      int64_t dim = static_cast<int64_t>(k) + 2;
-      sizes[k + 2] = input_size[k + 2];
-      Tensor acc = zeros(sizes, dtype);
-      if (args.mode == UpsampleMode::Linear) {
-        index_add(acc, dim, p.i0, mul(g, p.w0), 1, true);
-        index_add(acc, dim, p.i1, mul(g, p.w1), 1, true);
-      } else {
-        index_add(acc, dim, p.i0, g, 1, true);
-      }
-      g = acc;
+      g = adjoint(
+          g,
+          static_cast<int64_t>(k) + 2,
+          plans[k],
+          input_size[k + 2],
+          args.mode == UpsampleMode::Linear);
     }
     g = to_dtype(g, grad.dtype());
   }

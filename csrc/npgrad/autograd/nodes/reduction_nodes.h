@@ -11,8 +11,7 @@
 namespace npgrad::autograd {
 
 /// A node that saves its input and its result (`_saved_self`,
-/// `_saved_result`): full max/min, prod, and the base of the
-/// dim reductions.
+/// `_saved_result`): full max/min and median.
 struct SelfResultNode : FormulaNode {
   void visit_saved(SavedAttributeVisitor& v) override {
     v.tensor("_saved_result", result_);
@@ -64,16 +63,13 @@ struct KthvalueBackward0 final : SelectAlongDimNode {
   NPGRAD_NODE_NAME(KthvalueBackward0)
 };
 
-/// var, std, var_mean and std_mean: kStd for the std (torch saves it as
-/// `result`, or `result0` of the pair), kMean for the pair's second output, the
-/// mean. `dim` and `correction` are None when not given (all dims; 1).
-template <bool kStd, bool kMean>
-struct VarStdBackward final : FormulaNode {
+/// var_mean and std_mean (kStd): the pair (var or std, mean); torch saves
+/// the std as `result0`. `dim` and `correction` are None when not given (all
+/// dims; 1). The formulas are the reduction table's var/std and mean.
+template <bool kStd>
+struct VarMeanBackward final : FormulaNode {
   std::string name() const override {
-    if (kMean) {
-      return kStd ? "StdMeanBackward0" : "VarMeanBackward0";
-    }
-    return kStd ? "StdBackward0" : "VarBackward0";
+    return kStd ? "StdMeanBackward0" : "VarMeanBackward0";
   }
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
@@ -89,7 +85,7 @@ struct VarStdBackward final : FormulaNode {
     }
     v.boolean("_saved_keepdim", keepdim);
     if (kStd) {
-      v.tensor(kMean ? "_saved_result0" : "_saved_result", result_);
+      v.tensor("_saved_result0", result_);
     }
     v.tensor("_saved_self", self_);
   }
@@ -99,29 +95,8 @@ struct VarStdBackward final : FormulaNode {
   SavedVariable self_;
   SavedVariable result_;  // the std (kStd only)
 };
-using VarBackward0 = VarStdBackward<false, false>;
-using StdBackward0 = VarStdBackward<true, false>;
-using VarMeanBackward0 = VarStdBackward<false, true>;
-using StdMeanBackward0 = VarStdBackward<true, true>;
-
-/// prod of all elements.
-struct ProdBackward0 final : SelfResultNode {
-  NPGRAD_NODE_NAME(ProdBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-};
-
-/// prod along one dim (saved as given).
-struct ProdBackward1 final : SelfResultNode {
-  NPGRAD_NODE_NAME(ProdBackward1)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_dim", dim);
-    v.boolean("_saved_keepdim", keepdim);
-    SelfResultNode::visit_saved(v);
-  }
-  int64_t dim = 0;
-  bool keepdim = false;
-};
+using VarMeanBackward0 = VarMeanBackward<false>;
+using StdMeanBackward0 = VarMeanBackward<true>;
 
 struct SoftmaxBackward0Base : FormulaNode {
   void visit_saved(SavedAttributeVisitor& v) override {
@@ -165,43 +140,6 @@ struct SoftmaxBackwardDataBackward0 final : SoftmaxBackwardDataBase {
 struct LogSoftmaxBackwardDataBackward0 final : SoftmaxBackwardDataBase {
   NPGRAD_NODE_NAME(LogSoftmaxBackwardDataBackward0)
   void compute(const variable_list& g, variable_list& out) override;
-};
-
-/// The p-norm over dims: linalg.vector_norm (and torch.norm, which calls it)
-/// saves p as `_saved_ord`, ATen's norm (pairwise_distance) as `_saved_p`.
-/// `dim` is None when not given (all dims); `ord` shows as an int or a float,
-/// as it was given.
-struct VectorNormBackward : SelfResultNode {
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    if (dims) {
-      v.int_list("_saved_dim", *dims);
-    } else {
-      v.none("_saved_dim");
-    }
-    v.boolean("_saved_keepdim", keepdim);
-    if (ord_is_int && ord >= 0) {
-      v.integer(ord_attribute(), static_cast<int64_t>(ord));
-    } else {
-      v.real(ord_attribute(), ord);
-    }
-    SelfResultNode::visit_saved(v);
-  }
-  virtual const char* ord_attribute() const = 0;
-  std::optional<Shape> dims;
-  bool keepdim = false;
-  double ord = 2;
-  bool ord_is_int = false;
-};
-
-struct LinalgVectorNormBackward0 final : VectorNormBackward {
-  NPGRAD_NODE_NAME(LinalgVectorNormBackward0)
-  const char* ord_attribute() const override { return "_saved_ord"; }
-};
-
-struct NormBackward1 final : VectorNormBackward {
-  NPGRAD_NODE_NAME(NormBackward1)
-  const char* ord_attribute() const override { return "_saved_p"; }
 };
 
 }  // namespace npgrad::autograd
