@@ -101,10 +101,23 @@ def test_softmax_lanes(shape: tuple[int, ...], log: bool, dtype: str) -> None:
 
 # (batch, query heads, key heads, queries, keys, features): the first three take
 # the loops for small inputs (at most 8192 multiply-adds), the last two the matmuls.
-_ATTENTION_SIZES = [(1, 2, 2, 3, 5, 4), (2, 4, 2, 4, 3, 2), (1, 2, 1, 16, 16, 8), (1, 4, 2, 16, 16, 16), (2, 2, 2, 9, 33, 8)]
+_ATTENTION_SIZES = [
+    (1, 2, 2, 3, 5, 4),
+    (2, 4, 2, 4, 3, 2),
+    (1, 2, 1, 16, 16, 8),
+    (1, 4, 2, 16, 16, 16),
+    (2, 2, 2, 9, 33, 8),
+]
 # attn_mask: its shape relative to (batch, query heads, queries, keys), or a bool
 # mask; with is_causal, none (torch takes one or the other).
-_ATTENTION_MASKS = [(None, False), (None, True), ("2d", False), ("heads_broadcast", False), ("full", False), ("bool", False)]
+_ATTENTION_MASKS = [
+    (None, False),
+    (None, True),
+    ("2d", False),
+    ("heads_broadcast", False),
+    ("full", False),
+    ("bool", False),
+]
 
 
 def _attention_mask(kind: str | None, b: int, h: int, lq: int, lk: int) -> np.ndarray | None:
@@ -187,7 +200,9 @@ _CONVS = [
 @pytest.mark.parametrize(("name", "call", "x_shape", "w_shape"), _CONVS, ids=[c[0] for c in _CONVS])
 def test_convolutions_small_and_large(name: str, call, x_shape, w_shape, batch: int) -> None:
     x, w = _arr(batch, *x_shape, dtype="float64"), _arr(*w_shape, dtype="float64")
-    out_channels = w_shape[1] * (2 if name == "conv_transpose2d" else 1) if name.startswith("conv_transpose") else w_shape[0]
+    out_channels = (
+        w_shape[1] * (2 if name == "conv_transpose2d" else 1) if name.startswith("conv_transpose") else w_shape[0]
+    )
     b = _arr(out_channels, dtype="float64")
 
     def fn(lib):
@@ -199,4 +214,3 @@ def test_convolutions_small_and_large(name: str, call, x_shape, w_shape, batch: 
     got, expected = run_both(fn)
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-10)
-

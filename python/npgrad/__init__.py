@@ -82,7 +82,6 @@ from ._C import (
     outer,
     permute,
     pow,
-    prod,
     repeat_interleave,
     reshape,
     roll,
@@ -100,7 +99,6 @@ from ._C import (
     square,
     squeeze,
     stack,
-    std,
     std_mean,
     swapaxes,
     swapdims,
@@ -115,7 +113,6 @@ from ._C import (
     unbind,
     unflatten,
     unsqueeze,
-    var,
     var_mean,
     where,
 )

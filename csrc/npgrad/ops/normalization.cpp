@@ -69,6 +69,32 @@ std::vector<double> values_of(const Tensor& t) {
   return std::vector<double>(p, p + d.numel());
 }
 
+// What the channel-wise backward loops (batch and group norm) take and
+// write: the weight per channel (1 without one), and the gradient buffers
+// in the loop dtype, each only when output_mask asks for it.
+struct ChannelGrads {
+  ChannelGrads(
+      const Tensor& input,
+      const Tensor& weight,
+      int64_t C,
+      std::array<bool, 3> output_mask)
+      : w(weight.defined() ? values_of(weight) : std::vector<double>(C, 1.0)) {
+    ScalarType dt = loop_dtype(input.dtype());
+    dx = output_mask[0] ? kernels::empty(input.sizes(), dt) : Tensor();
+    dw = output_mask[1] ? kernels::empty(Shape{C}, dt) : Tensor();
+    db = output_mask[2] ? kernels::empty(Shape{C}, dt) : Tensor();
+  }
+  /// The gradients in dtype (a reduced float rounded once).
+  std::tuple<Tensor, Tensor, Tensor> rounded(ScalarType dtype) const {
+    auto round = [dtype](const Tensor& t) {
+      return t.defined() ? from_loop_dtype(t, dtype) : t;
+    };
+    return {round(dx), round(dw), round(db)};
+  }
+  std::vector<double> w;
+  Tensor dx, dw, db;
+};
+
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm(
@@ -236,11 +262,7 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward_values(
     int64_t group,
     std::array<bool, 3> output_mask) {
   ScalarType dt = loop_dtype(input.dtype());
-  std::vector<double> w =
-      weight.defined() ? values_of(weight) : std::vector<double>(C, 1.0);
-  Tensor dx = output_mask[0] ? kernels::empty(input.sizes(), dt) : Tensor();
-  Tensor dw = output_mask[1] ? kernels::empty(Shape{C}, dt) : Tensor();
-  Tensor db = output_mask[2] ? kernels::empty(Shape{C}, dt) : Tensor();
+  ChannelGrads grads(input, weight, C, output_mask);
   kernels::group_norm_backward(
       dense(grad_out, dt),
       dense(input, dt),
@@ -250,14 +272,11 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_backward_values(
       group,
       values_of(mean),
       values_of(rstd),
-      w,
-      dx,
-      dw,
-      db);
-  auto round = [&](const Tensor& t) {
-    return t.defined() ? from_loop_dtype(t, input.dtype()) : t;
-  };
-  return {round(dx), round(dw), round(db)};
+      grads.w,
+      grads.dx,
+      grads.dw,
+      grads.db);
+  return grads.rounded(input.dtype());
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
@@ -469,11 +488,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
       invstd.push_back(1.0 / std::sqrt(v + eps));
     }
   }
-  std::vector<double> w =
-      weight.defined() ? values_of(weight) : std::vector<double>(C, 1.0);
-  Tensor dx = output_mask[0] ? kernels::empty(input.sizes(), dt) : Tensor();
-  Tensor dw = output_mask[1] ? kernels::empty(Shape{C}, dt) : Tensor();
-  Tensor db = output_mask[2] ? kernels::empty(Shape{C}, dt) : Tensor();
+  ChannelGrads buffers(input, weight, C, output_mask);
   kernels::batch_norm_backward(
       dense(grad_out, dt),
       dense(input, dt),
@@ -482,15 +497,12 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
       HxW,
       mean,
       invstd,
-      w,
+      buffers.w,
       train,
-      dx,
-      dw,
-      db);
-  std::tuple<Tensor, Tensor, Tensor> grads{
-      to_input_dtype(dx, input.dtype()),
-      to_input_dtype(dw, input.dtype()),
-      to_input_dtype(db, input.dtype())};
+      buffers.dx,
+      buffers.dw,
+      buffers.db);
+  std::tuple<Tensor, Tensor, Tensor> grads = buffers.rounded(input.dtype());
   if (compute_requires_grad(
           {&grad_out, &input, &weight, &save_mean, &save_invstd})) {
     auto node = make_node<NativeBatchNormBackwardBackward0>();

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "npgrad/autograd/grad_mode.h"
@@ -172,9 +173,9 @@ void lerp_axis(
   }
 }
 
-Tensor lerp(const Tensor& x, int64_t dim, const AxisPlan& p) {
-  Tensor src = contiguous(x);
-  Shape sizes = src.sizes();
+// The sizes before and after dim, each multiplied out: a contiguous tensor
+// as (outer, sizes[dim], inner).
+std::pair<int64_t, int64_t> outer_inner(const Shape& sizes, int64_t dim) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) {
     outer *= sizes[static_cast<std::size_t>(d)];
@@ -182,6 +183,13 @@ Tensor lerp(const Tensor& x, int64_t dim, const AxisPlan& p) {
   for (auto d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) {
     inner *= sizes[d];
   }
+  return {outer, inner};
+}
+
+Tensor lerp(const Tensor& x, int64_t dim, const AxisPlan& p) {
+  Tensor src = contiguous(x);
+  Shape sizes = src.sizes();
+  auto [outer, inner] = outer_inner(sizes, dim);
   int64_t in_len = sizes[static_cast<std::size_t>(dim)];
   int64_t out_len = p.i0.numel();
   sizes[static_cast<std::size_t>(dim)] = out_len;
@@ -246,13 +254,7 @@ Tensor adjoint(
     bool linear) {
   Tensor src = contiguous(grad);
   Shape sizes = src.sizes();
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < dim; ++d) {
-    outer *= sizes[static_cast<std::size_t>(d)];
-  }
-  for (auto d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) {
-    inner *= sizes[d];
-  }
+  auto [outer, inner] = outer_inner(sizes, dim);
   int64_t out_len = sizes[static_cast<std::size_t>(dim)];
   sizes[static_cast<std::size_t>(dim)] = in_len;
   Tensor acc = zeros(sizes, src.dtype());
