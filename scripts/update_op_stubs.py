@@ -88,12 +88,44 @@ def _activation_parameters(op: dict[str, Any]) -> str:
     return out
 
 
+_VIEW_TYPES = {"int": "_int", "int_list": "_Shape", "dims": "_Dims | None"}
+
+
+def _view_parameters(op: dict[str, Any]) -> str:
+    """A view op's parameters after ``input``/``self`` (squeeze's ``dim`` defaults to None)."""
+    out = ""
+    for p in op["params"]:
+        default = " = None" if p["type"] == "dims" else "" if p["default"] is None else f" = {p['default']}"
+        out += f", {p['name']}: {_VIEW_TYPES[p['type']]}{default}"
+    return out
+
+
+def _view_methods(table: Table) -> list[str]:
+    """The view table's methods: a shape also given unpacked (``view(2, 3)``) as two overloads."""
+    lines = []
+    for op in (op for op in table if op["family"] == "view" and op["method"]):
+        if op["varargs_method"]:
+            (p,) = op["params"]
+            lines += [
+                "    @overload\n",
+                f"    def {op['name']}(self, {p['name']}: _Shape, /) -> Tensor: ...\n",
+                "    @overload\n",
+                f"    def {op['name']}(self, *{p['name']}: _int) -> Tensor: ...\n",
+            ]
+        else:
+            lines.append(_def(op["name"], f"self{_view_parameters(op)}", indent="    "))
+        if op["inplace"]:
+            lines.append(_def(op["inplace"], f"self{_view_parameters(op)}", indent="    "))
+    return lines
+
+
 def _methods(table: Table, activations: Table) -> list[str]:
     lines = []
     for op in (op for op in table if op["public"]):
         lines.append(_def(op["name"], f"self{_parameters(op, method=True)}", indent="    "))
         if op["inplace"]:
             lines.append(_def(op["inplace"], f"self{_parameters(op, method=True)}", indent="    "))
+    lines += _view_methods(table)
     for op in (op for op in activations if op["binding"] == "torch_and_method"):
         lines.append(f"    def {op['name']}(self{_activation_parameters(op)}) -> Tensor: ...\n")
     return lines
@@ -114,6 +146,11 @@ def _functions(table: Table, activations: Table) -> list[str]:
         for op in table
         if op["public"]
     ]
+    lines += [
+        _def(op["name"], f"input: Tensor{_view_parameters(op)}")
+        for op in table
+        if op["family"] == "view" and op["function"]
+    ]
     return lines + _activation_functions(activations, nn=False)
 
 
@@ -125,6 +162,9 @@ def _nodes(table: Table, activations: Table) -> list[str]:
             lines.append(f"class {op['full_node']}(_NodeBase): ...\n")
         if op.get("number_node"):
             lines.append(f"class {op['number_node']}(_NodeBase): ...\n")
+        # A view op's other forms (squeeze(dim), squeeze(dims)) and its in-place view op's nodes.
+        for node in (*op.get("nodes", ())[1:], *op.get("inplace_view_nodes", ())):
+            lines.append(f"class {node}(_NodeBase): ...\n")
     for op in (op for op in table if op.get("inplace_nodes")):
         lines += [f"class {node}(_NodeBase): ...\n" for node in op["inplace_nodes"]]
     for op in activations:

@@ -111,6 +111,8 @@ void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);
 /// The op tables' functions, methods and node classes (op_tables.cpp).
 void bind_op_tables(py::module_& m);
+/// The view table's (view_table.cpp), its rows appended to `table`.
+void bind_view_table(py::module_& m, py::module_& nodes, py::list& table);
 /// The matrix product table (linalg_table.cpp), from bind_op_tables: its
 /// functions, methods, node classes, and its rows appended to `table`.
 void bind_linalg_table(py::module_& m, py::module_& nodes, py::list& table);
@@ -137,6 +139,9 @@ void mark_torch_overloaded(py::handle fn, int from_num_args);
 /// keyword, as it usually is).
 std::vector<int64_t> dims_from(
     py::handle dim, const char* fn, bool two_overloads = true);
+/// A shape given as `*shape` (`view(2, 3)`) or one sequence (`view((2,
+/// 3))`), or torch's TypeError naming `fn` and its argument `arg` (ops.cpp).
+Shape shape_from_args(const py::args& args, const char* fn, const char* arg);
 /// A `dtype=` argument: None, or the dtype (ops.cpp).
 std::optional<ScalarType> optional_dtype(py::handle dtype);
 

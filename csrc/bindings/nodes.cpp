@@ -368,24 +368,8 @@ void bind_nodes(py::module_& m) {
   bind_node<SoftmaxBackwardDataBackward0>(fm, "SoftmaxBackwardDataBackward0");
   bind_node<LogSoftmaxBackwardDataBackward0>(
       fm, "LogSoftmaxBackwardDataBackward0");
-  bind_node<ViewBackward0>(fm, "ViewBackward0");
   bind_node<UnsafeViewBackward0>(fm, "UnsafeViewBackward0");
   bind_node<ReshapeAliasBackward0>(fm, "ReshapeAliasBackward0");
-  bind_node<ExpandBackward0>(fm, "ExpandBackward0");
-  bind_node<SqueezeBackward0>(fm, "SqueezeBackward0");
-  bind_node<SqueezeBackward1>(fm, "SqueezeBackward1");
-  bind_node<SqueezeBackward2>(fm, "SqueezeBackward2");
-  bind_node<SqueezeBackward3>(fm, "SqueezeBackward3");
-  bind_node<SqueezeBackward4>(fm, "SqueezeBackward4");
-  bind_node<SqueezeBackward5>(fm, "SqueezeBackward5");
-  bind_node<UnsqueezeBackward0>(fm, "UnsqueezeBackward0");
-  bind_node<UnsqueezeBackward1>(fm, "UnsqueezeBackward1");
-  bind_node<TBackward0>(fm, "TBackward0");
-  bind_node<TBackward1>(fm, "TBackward1");
-  bind_node<TransposeBackward0>(fm, "TransposeBackward0");
-  bind_node<TransposeBackward1>(fm, "TransposeBackward1");
-  bind_node<PermuteBackward0>(fm, "PermuteBackward0");
-  bind_node<SelectBackward0>(fm, "SelectBackward0");
   bind_node<SliceBackward0>(fm, "SliceBackward0");
   bind_node<SplitBackward0>(fm, "SplitBackward0");
   bind_node<SplitWithSizesBackward0>(fm, "SplitWithSizesBackward0");
@@ -402,10 +386,8 @@ void bind_nodes(py::module_& m) {
   bind_node<CopySlices>(fm, "CopySlices");
   bind_node<FillBackward3>(fm, "FillBackward3");
   bind_node<IndexPutBackward0>(fm, "IndexPutBackward0");
-  bind_node<DiagonalBackward0>(fm, "DiagonalBackward0");
   bind_node<DiagonalBackward0_copy>(fm, "DiagonalBackward0_copy");
   bind_node<DiagonalBackwardBackward0>(fm, "DiagonalBackwardBackward0");
-  bind_node<UnfoldBackward0>(fm, "UnfoldBackward0");
   bind_node<UnfoldBackwardBackward0>(fm, "UnfoldBackwardBackward0");
   bind_node<FlipBackward0>(fm, "FlipBackward0");
   bind_node<RollBackward0>(fm, "RollBackward0");

@@ -924,6 +924,7 @@ void bind_op_tables(py::module_& m) {
             "example_output"_a = Op::doc.example_output));
   });
   bind_reduction_table(m, nodes, table);
+  bind_view_table(m, nodes, table);
   bind_linalg_table(m, nodes, table);
   m.attr("_op_table") = py::tuple(table);
   bind_activation_table(m, nodes, cls);

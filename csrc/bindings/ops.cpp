@@ -132,7 +132,8 @@ std::optional<std::string> unpack_error(
   throw TypeError(detail::str_cat(fn, "(): invalid '", arg, "' argument"));
 }
 
-// view(2, 3), view((2, 3)) and view([2, 3]) all mean the same shape.
+}  // namespace
+
 Shape shape_from_args(const py::args& args, const char* fn, const char* arg) {
   try {
     if (args.size() == 1 && (py::isinstance<py::tuple>(args[0]) ||
@@ -144,8 +145,6 @@ Shape shape_from_args(const py::args& args, const char* fn, const char* arg) {
     throw_shape_error(args, fn, arg);
   }
 }
-
-}  // namespace
 
 std::vector<int64_t> dims_from(
     py::handle dim, const char* fn, bool two_overloads) {
@@ -271,16 +270,6 @@ void bind_reductions(
   for (const char* name : {"any", "all"}) {
     mark_torch_overloaded(m.attr(name), 1);
   }
-}
-
-Tensor squeeze_impl(const Tensor& self, py::handle dim) {
-  if (dim.is_none()) {
-    return ops::squeeze(self);
-  }
-  if (PyLong_Check(dim.ptr())) {
-    return ops::squeeze(self, dim.cast<int64_t>());
-  }
-  return ops::squeeze(self, dim.cast<std::vector<int64_t>>());
 }
 
 py::tuple as_tuple(const std::vector<Tensor>& tensors) {
@@ -1156,9 +1145,8 @@ int64_t narrow_start(py::handle start) {
   return start.cast<int64_t>();
 }
 
-// flip, roll, repeat, tile, repeat_interleave, narrow, select, flatten,
-// unflatten, movedim/moveaxis, swapaxes/swapdims, triu/tril(_), diag,
-// diagonal, diag_embed, unfold.
+// flip, roll, repeat, tile, repeat_interleave, narrow, flatten, unflatten,
+// movedim/moveaxis, swapaxes/swapdims, triu/tril(_), diag, diag_embed.
 void bind_shape_ops(
     py::module_& m, py::class_<TensorImpl, std::shared_ptr<TensorImpl>>& cls) {
   m.def(
@@ -1238,8 +1226,6 @@ void bind_shape_ops(
       "start"_a,
       "length"_a);
   def_function_and_method(
-      m, cls, "select", &ops::select_int, "dim"_a, "index"_a);
-  def_function_and_method(
       m, cls, "flatten", &ops::flatten, "start_dim"_a = 0, "end_dim"_a = -1);
   def_function_and_method(
       m,
@@ -1284,20 +1270,11 @@ void bind_shape_ops(
   def_function_and_method(
       m,
       cls,
-      "diagonal",
-      &ops::diagonal,
-      "offset"_a = 0,
-      "dim1"_a = 0,
-      "dim2"_a = 1);
-  def_function_and_method(
-      m,
-      cls,
       "diag_embed",
       &ops::diag_embed,
       "offset"_a = 0,
       "dim1"_a = -2,
       "dim2"_a = -1);
-  cls.def("unfold", &ops::unfold, "dimension"_a, "size"_a, "step"_a);
 }
 
 void bind_ops(py::module_& m) {
@@ -1502,9 +1479,6 @@ void bind_ops(py::module_& m) {
       "keepdim"_a = false);
   cls.def("softmax", &ops::softmax, "dim"_a);
   cls.def("log_softmax", &ops::log_softmax, "dim"_a);
-  cls.def("view", [](const Tensor& a, const py::args& shape) {
-    return ops::view(a, shape_from_args(shape, "view", "size"));
-  });
   cls.def(
       "view_as",
       [](const Tensor& a, const Tensor& other) {
@@ -1514,22 +1488,12 @@ void bind_ops(py::module_& m) {
   cls.def("reshape", [](const Tensor& a, const py::args& shape) {
     return ops::reshape(a, shape_from_args(shape, "reshape", "shape"));
   });
-  cls.def("expand", [](const Tensor& a, const py::args& shape) {
-    return ops::expand(a, shape_from_args(shape, "expand", "size"));
-  });
   cls.def(
       "expand_as",
       [](const Tensor& a, const Tensor& other) {
         return ops::expand(a, other.sizes());
       },
       "other"_a);
-  cls.def("t", &ops::t);
-  cls.def("transpose", &ops::transpose, "dim0"_a, "dim1"_a);
-  cls.def("permute", [](const Tensor& a, const py::args& dims) {
-    return ops::permute(a, shape_from_args(dims, "permute", "dims"));
-  });
-  cls.def("squeeze", &squeeze_impl, "dim"_a = py::none());
-  cls.def("unsqueeze", &ops::unsqueeze, "dim"_a);
   cls.def("split", &split_impl, "split_size"_a, "dim"_a = 0);
   cls.def(
       "split_with_sizes",
@@ -1580,14 +1544,9 @@ void bind_ops(py::module_& m) {
   }
 
   // ---- In-place methods (return self) ----
-  // The in-place view ops return self (Note [In-place view ops]).
-  cls.def("t_", [](py::object self) {
-    ops::t_(self.cast<Tensor>());
-    return self;
-  });
+  // transpose_'s aliases return self (Note [In-place view ops]).
   for (auto [name, first, second] :
-       {std::tuple{"transpose_", "dim0", "dim1"},
-        std::tuple{"swapdims_", "dim0", "dim1"},
+       {std::tuple{"swapdims_", "dim0", "dim1"},
         std::tuple{"swapaxes_", "axis0", "axis1"}}) {
     cls.def(
         name,
@@ -1598,27 +1557,6 @@ void bind_ops(py::module_& m) {
         py::arg(first),
         py::arg(second));
   }
-  cls.def(
-      "squeeze_",
-      [](py::object self, py::handle dim) {
-        Tensor t = self.cast<Tensor>();
-        if (dim.is_none()) {
-          ops::squeeze_(t);
-        } else if (PyLong_Check(dim.ptr())) {
-          ops::squeeze_(t, dim.cast<int64_t>());
-        } else {
-          ops::squeeze_(t, dim.cast<std::vector<int64_t>>());
-        }
-        return self;
-      },
-      "dim"_a = py::none());
-  cls.def(
-      "unsqueeze_",
-      [](py::object self, int64_t dim) {
-        ops::unsqueeze_(self.cast<Tensor>(), dim);
-        return self;
-      },
-      "dim"_a);
   cls.def("zero_", [](py::object self) {
     ops::zero_(self.cast<Tensor>());
     return self;
@@ -1828,15 +1766,6 @@ void bind_ops(py::module_& m) {
       },
       "input"_a,
       "shape"_a);
-  m.def("t", &ops::t, "input"_a);
-  m.def("transpose", &ops::transpose, "input"_a, "dim0"_a, "dim1"_a);
-  m.def(
-      "permute",
-      [](const Tensor& a, const Shape& dims) { return ops::permute(a, dims); },
-      "input"_a,
-      "dims"_a);
-  m.def("squeeze", &squeeze_impl, "input"_a, "dim"_a = py::none());
-  m.def("unsqueeze", &ops::unsqueeze, "input"_a, "dim"_a);
   m.def(
       "split",
       &split_impl,
@@ -1885,7 +1814,7 @@ void bind_ops(py::module_& m) {
   bind_shape_ops(m, cls);
   bind_sorting(m, cls);
   // max(input, dim | other), ...: several torch overloads.
-  for (const char* name : {"max", "min", "squeeze"}) {
+  for (const char* name : {"max", "min"}) {
     mark_torch_overloaded(m.attr(name), 2);
   }
 }

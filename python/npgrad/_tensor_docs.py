@@ -565,6 +565,45 @@ for _op in _C._op_table:
 """,
     )
 
+# The view table's methods and in-place view methods: from each op's entry.
+
+
+def _view_nodes_doc(op: dict) -> str:
+    """The backward nodes of a view op (squeeze's: one per form of ``dim``)."""
+    if len(op["nodes"]) == 1:
+        return f"Its backward node is ``{op['node']}``."
+    return f"Its backward nodes are {', '.join(f'``{n}``' for n in op['nodes'])} (one per form of the call)."
+
+
+for _op in _C._op_table:
+    if _op["family"] != "view" or not _op["method"]:
+        continue
+    _inplace = f" In place: ``{_op['inplace']}()``." if _op["inplace"] else ""
+    add_docstr_all(
+        _op["name"],
+        f"""{_op["summary"]}.{_inplace} {_view_nodes_doc(_op)}
+
+>>> import npgrad as torch
+>>> torch.tensor({_op["example_input"]}).{_op["name"]}({_op["example_other"]})
+{_op["example_output"]}
+""",
+    )
+    if _op["inplace"]:
+        _nodes = " or ".join(f"``{n}``" for n in _op["inplace_view_nodes"])
+        add_docstr_all(
+            _op["inplace"],
+            f"""In-place ``{_op["name"]}()`` ({_op["summary"]}): self's sizes and strides change, not its
+elements, and self is returned; the version is bumped and the node recorded is {_nodes}.
+
+>>> import npgrad as torch
+>>> x = torch.tensor({_op["example_input"]})
+>>> x.{_op["inplace"]}({_op["example_other"]}) is x
+True
+>>> x
+{_op["example_output"]}
+""",
+        )
+
 add_docstr_all(
     "clamp",
     """Limits every element to ``[min, max]`` (either bound may be ``None``, a number
@@ -959,21 +998,6 @@ tensor([-1.3133, -0.3133])
 # --------------------------------------------------------------------- views
 
 add_docstr_all(
-    "view",
-    """A view with a new shape (one entry may be -1), sharing memory and the version
-counter. The layout must allow it; see ``reshape`` otherwise.
-
->>> import npgrad as torch
->>> x = torch.arange(6)
->>> v = x.view(2, 3)
->>> v._base is x
-True
->>> v.shape
-torch.Size([2, 3])
-""",
-)
-
-add_docstr_all(
     "view_as",
     """``self.view(other.shape)``.
 
@@ -994,77 +1018,12 @@ torch.Size([3, 2])
 )
 
 add_docstr_all(
-    "expand",
-    """A view repeating size-1 dimensions to ``sizes`` without copying (-1 keeps a
-size; new leading dimensions may be added).
-
->>> import npgrad as torch
->>> torch.tensor([[1.0], [2.0]]).expand(2, 3)
-tensor([[1., 1., 1.],
-        [2., 2., 2.]])
-""",
-)
-
-add_docstr_all(
     "expand_as",
     """``self.expand(other.shape)``.
 
 >>> import npgrad as torch
 >>> torch.tensor([1.0]).expand_as(torch.zeros(3))
 tensor([1., 1., 1.])
-""",
-)
-
-add_docstr_all(
-    "t",
-    """The transpose of a tensor of at most 2 dimensions, as a view.
-
->>> import npgrad as torch
->>> torch.tensor([[1, 2], [3, 4]]).t()
-tensor([[1, 3],
-        [2, 4]])
-""",
-)
-
-add_docstr_all(
-    "transpose",
-    """A view with dimensions ``dim0`` and ``dim1`` swapped.
-
->>> import npgrad as torch
->>> torch.zeros(2, 3, 4).transpose(0, 2).shape
-torch.Size([4, 3, 2])
-""",
-)
-
-add_docstr_all(
-    "permute",
-    """A view with the dimensions reordered.
-
->>> import npgrad as torch
->>> torch.zeros(2, 3, 4).permute(2, 0, 1).shape
-torch.Size([4, 2, 3])
-""",
-)
-
-add_docstr_all(
-    "squeeze",
-    """A view without size-1 dimensions (all of them, or those in ``dim``).
-
->>> import npgrad as torch
->>> torch.zeros(1, 2, 1).squeeze().shape
-torch.Size([2])
->>> torch.zeros(1, 2, 1).squeeze(0).shape
-torch.Size([2, 1])
-""",
-)
-
-add_docstr_all(
-    "unsqueeze",
-    """A view with a size-1 dimension inserted at ``dim``.
-
->>> import npgrad as torch
->>> torch.zeros(2).unsqueeze(1).shape
-torch.Size([2, 1])
 """,
 )
 
@@ -1427,12 +1386,6 @@ _SHAPE_DOCS = [
         "tensor([2, 3])",
     ),
     (
-        "select",
-        "A view of element ``index`` along ``dim``, without that dim.",
-        "torch.tensor([[1, 2], [3, 4]]).select(0, 1)",
-        "tensor([3, 4])",
-    ),
-    (
         "flatten",
         "The dims ``start_dim`` to ``end_dim`` merged into one: a view when the layout\nallows it, else a copy (as ``reshape``).",
         "torch.zeros(2, 3, 4).flatten().shape",
@@ -1484,22 +1437,10 @@ _SHAPE_DOCS = [
         "tensor([2])",
     ),
     (
-        "diagonal",
-        "A view of the diagonal ``offset`` of dims ``dim1`` and ``dim2``, as the last dim.",
-        "torch.tensor([[1, 2], [3, 4]]).diagonal(-1)",
-        "tensor([3])",
-    ),
-    (
         "diag_embed",
         "Zeros with the last dim written on the diagonal ``offset`` of the result's dims\n``dim1`` and ``dim2``.",
         "torch.tensor([1, 2]).diag_embed(1)",
         "tensor([[0, 1, 0],\n        [0, 0, 2],\n        [0, 0, 0]])",
-    ),
-    (
-        "unfold",
-        "A view of the windows of ``size`` elements every ``step`` along ``dimension``,\nthe window's elements as a new last dim.",
-        "torch.tensor([1, 2, 3, 4]).unfold(0, 2, 1)",
-        "tensor([[1, 2],\n        [2, 3],\n        [3, 4]])",
     ),
     (
         "T",

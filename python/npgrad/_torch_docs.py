@@ -14,7 +14,7 @@ from typing import Any
 
 from . import _C
 from ._C import _add_docstr
-from ._tensor_docs import _table_op_argument
+from ._tensor_docs import _table_op_argument, _view_nodes_doc
 
 __test__: dict[str, str] = {}
 
@@ -186,6 +186,23 @@ def _table_op_doc(op: dict) -> str:
 for _op in _C._op_table:
     if _op["public"]:
         add_docstr(getattr(_C, _op["name"]), _table_op_doc(_op), name=_op["name"])
+
+
+def _view_op_doc(op: dict) -> str:
+    """The docstring of ``npgrad.<name>`` for an op of the view table."""
+    other = f", {op['example_other']}" if op["example_other"] else ""
+    params = ", ".join(p["name"] for p in op["params"])
+    return f"""{op["summary"]}; same as ``input.{op["name"]}({params})``. {_view_nodes_doc(op)}
+
+>>> import npgrad as torch
+>>> torch.{op["name"]}(torch.tensor({op["example_input"]}){other})
+{op["example_output"]}
+"""
+
+
+for _op in _C._op_table:
+    if _op["family"] == "view" and _op["function"]:
+        add_docstr(getattr(_C, _op["name"]), _view_op_doc(_op), name=_op["name"])
 
 # The activation table's functions at torch's top level (the others are
 # npgrad.nn.functional's): summary and example from each entry.
@@ -691,56 +708,6 @@ add_docstr(
 >>> import npgrad as torch
 >>> torch.reshape(torch.arange(6), (2, 3)).shape
 torch.Size([2, 3])
-""",
-)
-
-add_docstr(
-    _C.t,
-    """The transpose of a tensor of at most 2 dimensions, as a view.
-
->>> import npgrad as torch
->>> torch.t(torch.zeros(2, 3)).shape
-torch.Size([3, 2])
-""",
-)
-
-add_docstr(
-    _C.transpose,
-    """A view with dimensions ``dim0`` and ``dim1`` swapped.
-
->>> import npgrad as torch
->>> torch.transpose(torch.zeros(2, 3), 0, 1).shape
-torch.Size([3, 2])
-""",
-)
-
-add_docstr(
-    _C.permute,
-    """A view with the dimensions reordered as ``dims``.
-
->>> import npgrad as torch
->>> torch.permute(torch.zeros(2, 3, 4), (1, 2, 0)).shape
-torch.Size([3, 4, 2])
-""",
-)
-
-add_docstr(
-    _C.squeeze,
-    """A view without size-1 dimensions (all, or those in ``dim``).
-
->>> import npgrad as torch
->>> torch.squeeze(torch.zeros(1, 3, 1)).shape
-torch.Size([3])
-""",
-)
-
-add_docstr(
-    _C.unsqueeze,
-    """A view with a size-1 dimension inserted at ``dim``.
-
->>> import npgrad as torch
->>> torch.unsqueeze(torch.zeros(3), 0).shape
-torch.Size([1, 3])
 """,
 )
 
@@ -1291,12 +1258,6 @@ _SHAPE_DOCS = [
         "tensor([2, 3])",
     ),
     (
-        "select",
-        "A view of element ``index`` along ``dim``, without that dim.",
-        "torch.select(torch.tensor([[1, 2], [3, 4]]), 1, 0)",
-        "tensor([1, 3])",
-    ),
-    (
         "flatten",
         "The dims ``start_dim`` to ``end_dim`` merged into one: a view when the layout\nallows it, else a copy (as ``reshape``).",
         "torch.flatten(torch.zeros(2, 3, 4), 1).shape",
@@ -1349,12 +1310,6 @@ _SHAPE_DOCS = [
         "A 1-D tensor on diagonal ``diagonal`` of a square matrix of zeros, or the\ndiagonal of a 2-D tensor (a copy).",
         "torch.diag(torch.tensor([1, 2]))",
         "tensor([[1, 0],\n        [0, 2]])",
-    ),
-    (
-        "diagonal",
-        "A view of the diagonal ``offset`` of dims ``dim1`` and ``dim2``, as the last dim.",
-        "torch.diagonal(torch.tensor([[1, 2], [3, 4]]))",
-        "tensor([1, 4])",
     ),
     (
         "diag_embed",

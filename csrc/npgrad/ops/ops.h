@@ -210,6 +210,8 @@ std::pair<Tensor, Tensor> kthvalue(
     const Tensor& a, int64_t k, int64_t dim, bool keepdim);
 
 // ---- Views (share data and version counter; _base is the root base) ----
+// view, expand, t, transpose, permute, squeeze, unsqueeze, select, diagonal
+// and unfold are the view table's (view_ops.h).
 Tensor view(const Tensor& a, Shape sizes);
 Tensor reshape(const Tensor& a, Shape sizes);
 Tensor expand(const Tensor& a, Shape sizes);
@@ -244,20 +246,12 @@ Tensor as_strided(const Tensor& a, Shape sizes, Shape strides, int64_t offset);
 /// UnsafeViewBackward0 and not a view for autograd (a is private to the
 /// caller: a fresh result or copy).
 Tensor unsafe_view(const Tensor& a, Shape sizes);
-/// The in-place view ops (Note [In-place view ops]): self's sizes and
-/// strides change, not its data.
-void t_(const Tensor& self);
+/// transpose_ (and its aliases swapdims_, swapaxes_): the view table's
+/// in-place view arm (Note [In-place view ops], view_family.h).
 void transpose_(const Tensor& self, int64_t dim0, int64_t dim1);
-void squeeze_(const Tensor& self);
-void squeeze_(const Tensor& self, int64_t dim);
-void squeeze_(const Tensor& self, const std::vector<int64_t>& dims);
-void unsqueeze_(const Tensor& self, int64_t dim);
 /// matmul's in-place squeeze of a 1-D operand's helper dim (SqueezeBackward4).
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim);
 
-/// torch.select / Tensor.select: select with torch's error for an index out
-/// of range (indexing, t[i], reports it in other words).
-Tensor select_int(const Tensor& a, int64_t dim, int64_t index);
 /// A slice of `length` elements from `start` (negative: from the end).
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 /// The diagonal of dims dim1 and dim2 (above the main one for a positive

@@ -1,5 +1,7 @@
-// View ops: the geometry is computed here, the ndarray view is made by the
-// kernels tier, and the result shares the base's version counter.
+// The view ops outside the view table (view_ops.h says why), the ops.h
+// entry points of the table's ops, and the backward helpers of views. The
+// ndarray view is made by the kernels tier, and the result shares the base's
+// version counter.
 #include <algorithm>
 #include <numeric>
 
@@ -11,6 +13,7 @@
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
+#include "npgrad/ops/view_ops.h"
 #include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
@@ -20,13 +23,7 @@ using namespace npgrad::autograd;
 
 namespace {
 
-struct Geometry {
-  Shape sizes;
-  Shape strides;
-  int64_t offset = 0;
-};
-
-Tensor make_view_of(const Tensor& a, const Geometry& g) {
+Tensor make_view_of(const Tensor& a, const Strided& g) {
   return make_view(
       a, kernels::view_as_strided(a, g.sizes, g.strides, g.offset));
 }
@@ -34,6 +31,8 @@ Tensor make_view_of(const Tensor& a, const Geometry& g) {
 int64_t product(const Shape& s) {
   return std::accumulate(s.begin(), s.end(), int64_t{1}, std::multiplies<>());
 }
+
+}  // namespace
 
 Shape infer_size(Shape shape, int64_t numel) {
   int64_t known = 1;
@@ -120,28 +119,7 @@ std::optional<Shape> compute_stride(
   return newstride;
 }
 
-Geometry select_geometry(
-    const Shape& sizes, const Shape& strides, int64_t dim, int64_t index) {
-  int64_t n = static_cast<int64_t>(sizes.size());
-  NPGRAD_CHECK_INDEX(n > 0, "select() cannot be applied to a 0-dim tensor.");
-  dim = maybe_wrap_dim(dim, n);
-  int64_t size = sizes[dim];
-  NPGRAD_CHECK_INDEX(
-      index >= -size && index < size,
-      "index ",
-      index,
-      " is out of bounds for dimension ",
-      dim,
-      " with size ",
-      size);
-  if (index < 0) {
-    index += size;
-  }
-  Geometry g{sizes, strides, index * strides[dim]};
-  g.sizes.erase(g.sizes.begin() + dim);
-  g.strides.erase(g.strides.begin() + dim);
-  return g;
-}
+namespace {
 
 struct SliceBounds {
   int64_t start, end, step;
@@ -166,70 +144,14 @@ SliceBounds slice_bounds(
   return {s, e, step};
 }
 
-Geometry slice_geometry(
+Strided slice_geometry(
     const Shape& sizes,
     const Shape& strides,
     int64_t dim,
     const SliceBounds& b) {
-  Geometry g{sizes, strides, b.start * strides[dim]};
+  Strided g{sizes, strides, b.start * strides[dim]};
   g.sizes[dim] = (b.end - b.start + b.step - 1) / b.step;
   g.strides[dim] = strides[dim] * b.step;
-  return g;
-}
-
-// The diagonal of dims dim1 and dim2 (offset above the main one when
-// positive, below when negative), appended as the last dim.
-Geometry diagonal_geometry(
-    const Shape& sizes,
-    const Shape& strides,
-    int64_t offset,
-    int64_t dim1,
-    int64_t dim2) {
-  int64_t n = static_cast<int64_t>(sizes.size());
-  int64_t d1 = maybe_wrap_dim(dim1, n);
-  int64_t d2 = maybe_wrap_dim(dim2, n);
-  NPGRAD_CHECK(
-      d1 != d2, "diagonal dimensions cannot be identical ", dim1, ", ", dim2);
-  int64_t length = 0;
-  int64_t start = 0;
-  if (offset >= 0 && offset < sizes[d2]) {
-    length = std::min(sizes[d1], sizes[d2] - offset);
-    start = offset * strides[d2];
-  } else if (offset < 0 && offset > -sizes[d1]) {
-    length = std::min(sizes[d1] + offset, sizes[d2]);
-    start = -offset * strides[d1];
-  }
-  Geometry g;
-  for (int64_t i = 0; i < n; ++i) {
-    if (i != d1 && i != d2) {
-      g.sizes.push_back(sizes[i]);
-      g.strides.push_back(strides[i]);
-    }
-  }
-  g.sizes.push_back(length);
-  g.strides.push_back(strides[d1] + strides[d2]);
-  g.offset = length > 0 ? start : 0;
-  return g;
-}
-
-// The windows of unfold along d (wrapped; a 0-dim tensor counts as one
-// element): one dim of windows in place of d, the window's elements last.
-Geometry unfold_geometry(
-    const Shape& sizes,
-    const Shape& strides,
-    int64_t d,
-    int64_t size,
-    int64_t step) {
-  Geometry g{sizes, strides, 0};
-  if (sizes.empty()) {
-    g.sizes.push_back(size);
-    g.strides.push_back(1);
-    return g;
-  }
-  g.sizes[d] = (sizes[d] - size) / step + 1;
-  g.strides[d] = strides[d] * step;
-  g.sizes.push_back(size);
-  g.strides.push_back(strides[d]);
   return g;
 }
 
@@ -238,7 +160,7 @@ Geometry unfold_geometry(
 template <typename GeometryFn>
 Tensor zeros_with(const Tensor& grad, const Shape& sizes, GeometryFn geometry) {
   Tensor z = zeros(sizes, grad.dtype());
-  Geometry g = geometry(z);
+  Strided g = geometry(z);
   kernels::copy_into(
       kernels::view_as_strided(z, g.sizes, g.strides, g.offset), grad);
   return z;
@@ -246,19 +168,10 @@ Tensor zeros_with(const Tensor& grad, const Shape& sizes, GeometryFn geometry) {
 
 }  // namespace
 
+// The ops.h entry points of the view table's ops.
+
 Tensor view(const Tensor& a, Shape sizes) {
-  sizes = infer_size(std::move(sizes), a.numel());
-  auto strides = compute_stride(a.sizes(), a.strides(), sizes);
-  NPGRAD_CHECK(
-      strides.has_value(),
-      "view size is not compatible with input tensor's size and stride (at "
-      "least one dimension spans across two contiguous subspaces). Use "
-      ".reshape(...) instead.");
-  Tensor out = make_view_of(a, {sizes, *strides, 0});
-  if (auto node = record_node<ViewBackward0>(out, a)) {
-    node->self_sizes = a.sizes();
-  }
-  return out;
+  return view_op<view_ops::View>(a, {std::move(sizes)});
 }
 
 Tensor reshape(const Tensor& a, Shape sizes) {
@@ -292,190 +205,57 @@ Tensor unsafe_view(const Tensor& a, Shape sizes) {
 }
 
 Tensor expand(const Tensor& a, Shape sizes) {
-  int64_t ndim = static_cast<int64_t>(sizes.size());
-  NPGRAD_CHECK(
-      ndim >= a.dim(),
-      "expand(torch.FloatTensor{",
-      shape_str(a.sizes()),
-      "}, size=",
-      shape_str(sizes),
-      "): the number of sizes provided (",
-      ndim,
-      ") must be greater or equal to the number of dimensions in the tensor (",
-      a.dim(),
-      ")");
-  Shape strides(ndim);
-  int64_t lead = ndim - a.dim();
-  for (int64_t i = ndim - 1; i >= 0; --i) {
-    if (i < lead) {
-      NPGRAD_CHECK(
-          sizes[i] >= 0,
-          "The expanded size of the tensor (",
-          sizes[i],
-          ") isn't allowed in a leading, non-existing dimension ",
-          i);
-      strides[i] = 0;
-      continue;
-    }
-    int64_t have = a.sizes()[i - lead];
-    if (sizes[i] == -1) {
-      sizes[i] = have;
-    }
-    NPGRAD_CHECK(
-        have == sizes[i] || have == 1,
-        "The expanded size of the tensor (",
-        sizes[i],
-        ") must match the existing size (",
-        have,
-        ") at non-singleton dimension ",
-        i,
-        ".  Target sizes: ",
-        shape_str(sizes),
-        ".  Tensor sizes: ",
-        shape_str(a.sizes()));
-    strides[i] = have == sizes[i] ? a.strides()[i - lead] : 0;
-  }
-  Tensor out = make_view_of(a, {sizes, strides, 0});
-  if (auto node = record_node<ExpandBackward0>(out, a)) {
-    node->self_sizes = a.sizes();
-  }
-  return out;
+  return view_op<view_ops::Expand>(a, {std::move(sizes)});
 }
 
 Tensor t(const Tensor& a) {
-  NPGRAD_CHECK(
-      a.dim() <= 2,
-      "t() expects a tensor with <= 2 dimensions, but self is ",
-      a.dim(),
-      "D");
-  Geometry g{a.sizes(), a.strides(), 0};
-  std::reverse(g.sizes.begin(), g.sizes.end());
-  std::reverse(g.strides.begin(), g.strides.end());
-  Tensor out = make_view_of(a, g);
-  record_node<TBackward0>(out, a);
-  return out;
+  return view_op<view_ops::T>(a, {});
 }
 
 Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1) {
-  int64_t d0 = maybe_wrap_dim(dim0, a.dim());
-  int64_t d1 = maybe_wrap_dim(dim1, a.dim());
-  Geometry g{a.sizes(), a.strides(), 0};
-  if (a.dim() > 0) {
-    std::swap(g.sizes[d0], g.sizes[d1]);
-    std::swap(g.strides[d0], g.strides[d1]);
-  }
-  Tensor out = make_view_of(a, g);
-  if (auto node = record_node<TransposeBackward0>(out, a)) {
-    node->dim0 = dim0;
-    node->dim1 = dim1;
-  }
-  return out;
+  return view_op<view_ops::Transpose>(a, {dim0, dim1});
 }
 
 Tensor permute(const Tensor& a, std::vector<int64_t> dims) {
-  NPGRAD_CHECK(
-      static_cast<int64_t>(dims.size()) == a.dim(),
-      "permute(sparse_coo): number of dimensions in the tensor input does not "
-      "match the length of the desired ordering of dimensions i.e. input.dim() "
-      "= ",
-      a.dim(),
-      " is not equal to len(dims) = ",
-      dims.size());
-  Geometry g{a.sizes(), a.strides(), 0};
-  std::vector<bool> seen(dims.size());
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    int64_t d = maybe_wrap_dim(dims[i], a.dim());
-    NPGRAD_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
-    seen[d] = true;
-    g.sizes[i] = a.sizes()[d];
-    g.strides[i] = a.strides()[d];
-  }
-  Tensor out = make_view_of(a, g);
-  if (auto node = record_node<PermuteBackward0>(out, a)) {
-    node->dims = dims;
-  }
-  return out;
+  return view_op<view_ops::Permute>(a, {std::move(dims)});
 }
 
 Tensor squeeze(const Tensor& a) {
-  Geometry g;
-  for (int64_t i = 0; i < a.dim(); ++i) {
-    if (a.sizes()[i] != 1) {
-      g.sizes.push_back(a.sizes()[i]);
-      g.strides.push_back(a.strides()[i]);
-    }
-  }
-  Tensor out = make_view_of(a, g);
-  if (auto node = record_node<SqueezeBackward0>(out, a)) {
-    node->self_sizes = a.sizes();
-  }
-  return out;
+  return view_op<view_ops::Squeeze>(a, {SqueezeDims{}});
 }
-
-namespace {
-template <typename NodeT>
-Tensor squeeze_dims(const Tensor& a, const std::vector<int64_t>& dims) {
-  std::vector<bool> drop(a.dim());
-  for (int64_t d : dims) {
-    d = maybe_wrap_dim(d, a.dim());
-    if (a.dim() > 0 && a.sizes()[d] == 1) {
-      drop[d] = true;
-    }
-  }
-  Geometry g;
-  for (int64_t i = 0; i < a.dim(); ++i) {
-    if (!drop[i]) {
-      g.sizes.push_back(a.sizes()[i]);
-      g.strides.push_back(a.strides()[i]);
-    }
-  }
-  Tensor out = make_view_of(a, g);
-  if (compute_requires_grad({&a})) {
-    auto node = make_node<NodeT>();
-    node->set_next_edges(collect_next_edges({&a}));
-    node->dims = dims;
-    node->self_sizes = a.sizes();
-    set_history(out, node);
-  }
-  return out;
-}
-}  // namespace
 
 Tensor squeeze(const Tensor& a, int64_t dim) {
-  return squeeze_dims<SqueezeBackward1>(a, {dim});
+  return view_op<view_ops::Squeeze>(a, {SqueezeDims{Shape{dim}, false}});
 }
 
 Tensor squeeze(const Tensor& a, std::vector<int64_t> dims) {
-  return squeeze_dims<SqueezeBackward2>(a, dims);
+  return view_op<view_ops::Squeeze>(a, {SqueezeDims{std::move(dims), true}});
 }
 
 /// matmul's squeeze_ of the helper dimension of a 1-D operand.
 Tensor squeeze_matmul_dim(const Tensor& a, int64_t dim) {
-  return squeeze_dims<SqueezeBackward4>(a, {dim});
+  return view_op<view_ops::Squeeze, /*InplaceNode=*/true>(
+      a, {SqueezeDims{Shape{dim}, false}});
 }
 
 Tensor unsqueeze(const Tensor& a, int64_t dim) {
-  int64_t d = maybe_wrap_dim(dim, a.dim() + 1);
-  Geometry g{a.sizes(), a.strides(), 0};
-  int64_t stride = d >= a.dim() ? 1 : a.sizes()[d] * a.strides()[d];
-  g.sizes.insert(g.sizes.begin() + d, 1);
-  g.strides.insert(g.strides.begin() + d, stride);
-  Tensor out = make_view_of(a, g);
-  if (auto node = record_node<UnsqueezeBackward0>(out, a)) {
-    node->dim = dim;
-  }
-  return out;
+  return view_op<view_ops::Unsqueeze>(a, {dim});
 }
 
 Tensor select(const Tensor& a, int64_t dim, int64_t index) {
-  Geometry g = select_geometry(a.sizes(), a.strides(), dim, index);
-  Tensor out = make_view_of(a, g);
-  if (auto node = record_node<SelectBackward0>(out, a)) {
-    node->dim = dim;
-    node->index = index;
-    node->self_sizes = a.sizes();
-  }
-  return out;
+  return view_op<view_ops::Select>(a, {dim, index});
+}
+
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
+  return view_op<view_ops::Diagonal>(a, {offset, dim1, dim2});
+}
+
+Tensor unfold(const Tensor& a, int64_t dimension, int64_t size, int64_t step) {
+  return view_op<view_ops::Unfold>(a, {dimension, size, step});
+}
+
+void transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
+  view_op_<view_ops::Transpose>(self, {dim0, dim1});
 }
 
 Tensor slice(
@@ -499,21 +279,6 @@ Tensor slice(
     node->self_sizes = a.sizes();
   }
   return out;
-}
-
-Tensor select_int(const Tensor& a, int64_t dim, int64_t index) {
-  if (a.dim() > 0) {
-    int64_t size = a.sizes()[maybe_wrap_dim(dim, a.dim())];
-    NPGRAD_CHECK_INDEX(
-        index >= -size && index < size,
-        "select(): index ",
-        index,
-        " out of range for tensor of size ",
-        shape_str(a.sizes()),
-        " at dimension ",
-        dim);
-  }
-  return select(a, dim, index);
 }
 
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
@@ -542,40 +307,6 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length) {
       size,
       ").");
   return slice(a, dim, start, start + length, 1);
-}
-
-Tensor diagonal(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
-  Tensor out = make_view_of(
-      a, diagonal_geometry(a.sizes(), a.strides(), offset, dim1, dim2));
-  if (auto node = record_node<DiagonalBackward0>(out, a)) {
-    node->args = {offset, dim1, dim2};
-    node->self_sizes = a.sizes();
-  }
-  return out;
-}
-
-Tensor unfold(const Tensor& a, int64_t dimension, int64_t size, int64_t step) {
-  int64_t d = maybe_wrap_dim(dimension, a.dim());
-  int64_t max_size = a.dim() == 0 ? 1 : a.sizes()[d];
-  NPGRAD_CHECK(
-      size <= max_size,
-      "maximum size for tensor at dimension ",
-      d,
-      " is ",
-      max_size,
-      " but size is ",
-      size);
-  NPGRAD_CHECK(size >= 0, "size is ", size, " but must be >= 0");
-  NPGRAD_CHECK(step > 0, "step is ", step, " but must be > 0");
-  Tensor out =
-      make_view_of(a, unfold_geometry(a.sizes(), a.strides(), d, size, step));
-  if (auto node = record_node<UnfoldBackward0>(out, a)) {
-    node->dimension = dimension;
-    node->size = size;
-    node->step = step;
-    node->self_sizes = a.sizes();
-  }
-  return out;
 }
 
 Tensor movedim(
@@ -800,8 +531,7 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   int64_t d = maybe_wrap_dim(dim, a.dim());
   std::vector<Tensor> outs;
   for (int64_t i = 0; i < a.sizes()[d]; ++i) {
-    outs.push_back(
-        make_view_of(a, select_geometry(a.sizes(), a.strides(), d, i)));
+    outs.push_back(make_view_of(a, view_ops::Select::geometry(a, {d, i})));
   }
   if (auto node = record_multi_output<UnbindBackward0>(a, outs)) {
     node->dim = dim;
@@ -818,7 +548,7 @@ Tensor alias(const Tensor& a) {
 Tensor select_backward(
     const Tensor& grad, const Shape& sizes, int64_t dim, int64_t index) {
   Tensor z = zeros_with(grad, sizes, [&](const Tensor& z) {
-    return select_geometry(z.sizes(), z.strides(), dim, index);
+    return view_ops::Select::geometry(z, {dim, index});
   });
   if (auto node = record_node<SelectBackwardBackward0>(z, grad)) {
     node->dim = dim;
@@ -834,7 +564,7 @@ Tensor diagonal_backward(
     int64_t dim1,
     int64_t dim2) {
   Tensor z = zeros_with(grad, sizes, [&](const Tensor& z) {
-    return diagonal_geometry(z.sizes(), z.strides(), offset, dim1, dim2);
+    return view_ops::Diagonal::geometry(z, {offset, dim1, dim2});
   });
   if (auto node = record_node<DiagonalBackwardBackward0>(z, grad)) {
     node->args = {offset, dim1, dim2};
@@ -857,7 +587,7 @@ Tensor unfold_backward(
                      : grad;
   int64_t d = maybe_wrap_dim(dim, z1.dim());
   int64_t last = g1.dim() - 1;
-  Geometry windows{z1.sizes(), z1.strides(), 0};
+  Strided windows{z1.sizes(), z1.strides(), 0};
   windows.sizes[d] = g1.sizes()[d];
   windows.strides[d] *= step;
   // Element i of every window, added where it came from (windows overlap
@@ -865,7 +595,7 @@ Tensor unfold_backward(
   for (int64_t i = 0; i < size; ++i) {
     Tensor region = kernels::view_as_strided(
         z1, windows.sizes, windows.strides, i * z1.strides()[d]);
-    Geometry piece = select_geometry(g1.sizes(), g1.strides(), last, i);
+    Strided piece = view_ops::Select::geometry(g1, {last, i});
     Tensor src =
         kernels::view_as_strided(g1, piece.sizes, piece.strides, piece.offset);
     kernels::binary_out(kernels::Binary::Add, region, src, region);
@@ -952,118 +682,6 @@ Tensor as_strided_backward(
     set_history(result, node);
   }
   return result;
-}
-
-// ---- In-place view ops ----
-//
-// Note [In-place view ops]
-// t_, transpose_, squeeze_ and unsqueeze_ change self's sizes and strides,
-// never its elements: self takes the geometry of the view that the
-// out-of-place op computes (in no-grad mode, so that it records nothing),
-// the version is bumped as for any in-place op, and when grad is recorded
-// the op's node (torch's in-place variant: TBackward1, TransposeBackward1,
-// SqueezeBackward3/4/5, UnsqueezeBackward1) is stacked on self's history. No
-// CopySlices: no element of a base changed, so a view keeps its base and its
-// base keeps its history. torch's leaf and view rules apply (check_inplace).
-
-namespace {
-
-template <typename NodeT, typename ViewFn, typename SaveFn>
-void inplace_view(
-    const Tensor& self, const char* op, ViewFn compute_view, SaveFn save) {
-  const bool record = compute_requires_grad({&self});
-  check_inplace(self, record, /*allow_overlap=*/true);
-  Tensor view;
-  {
-    AutoGradMode no_grad(false);
-    view = compute_view(self);
-  }
-  std::shared_ptr<NodeT> node;
-  if (record) {
-    node = make_node<NodeT>();
-    node->set_next_edges(collect_next_edges({&self}));
-    save(*node);
-  }
-  TensorImpl* dst = self.impl();
-  const TensorImpl* src = view.impl();
-  dst->array = src->array;
-  dst->data = src->data;
-  dst->sizes = src->sizes;
-  dst->strides = src->strides;
-  autograd::bump_version(self, op);
-  if (node) {
-    AutogradMeta& meta = materialize_autograd_meta(self);
-    std::shared_ptr<Node> old_fn = meta.grad_fn;
-    const uint32_t old_nr = meta.output_nr;
-    set_history(self, node);
-    // The history just set is current (Note [Lazy grad_fn of views]).
-    dst->attr_version = self.version();
-    move_retains_grad_hook(self, old_fn, old_nr, node);
-  }
-}
-
-}  // namespace
-
-void t_(const Tensor& self) {
-  NPGRAD_CHECK(
-      self.dim() <= 2,
-      "t_() expects a tensor with <= 2 dimensions, but self is ",
-      self.dim(),
-      "D");
-  inplace_view<TBackward1>(
-      self, "t_", [](const Tensor& a) { return t(a); }, [](TBackward1&) {});
-}
-
-void transpose_(const Tensor& self, int64_t dim0, int64_t dim1) {
-  inplace_view<TransposeBackward1>(
-      self,
-      "transpose_",
-      [&](const Tensor& a) { return transpose(a, dim0, dim1); },
-      [&](TransposeBackward1& node) {
-        node.dim0 = dim0;
-        node.dim1 = dim1;
-      });
-}
-
-void squeeze_(const Tensor& self) {
-  const Shape sizes = self.sizes();
-  inplace_view<SqueezeBackward3>(
-      self,
-      "squeeze_",
-      [](const Tensor& a) { return squeeze(a); },
-      [&](SqueezeBackward3& node) { node.self_sizes = sizes; });
-}
-
-void squeeze_(const Tensor& self, int64_t dim) {
-  const Shape sizes = self.sizes();
-  inplace_view<SqueezeBackward4>(
-      self,
-      "squeeze_",
-      [&](const Tensor& a) { return squeeze(a, dim); },
-      [&](SqueezeBackward4& node) {
-        node.dims = {dim};
-        node.self_sizes = sizes;
-      });
-}
-
-void squeeze_(const Tensor& self, const std::vector<int64_t>& dims) {
-  const Shape sizes = self.sizes();
-  inplace_view<SqueezeBackward5>(
-      self,
-      "squeeze_",
-      [&](const Tensor& a) { return squeeze(a, dims); },
-      [&](SqueezeBackward5& node) {
-        node.dims = Shape(dims.begin(), dims.end());
-        node.self_sizes = sizes;
-      });
-}
-
-void unsqueeze_(const Tensor& self, int64_t dim) {
-  inplace_view<UnsqueezeBackward1>(
-      self,
-      "unsqueeze_",
-      [&](const Tensor& a) { return unsqueeze(a, dim); },
-      [&](UnsqueezeBackward1& node) { node.dim = dim; });
 }
 
 }  // namespace npgrad::ops

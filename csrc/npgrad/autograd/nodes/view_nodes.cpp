@@ -8,10 +8,6 @@ namespace npgrad::autograd {
 
 using namespace npgrad::ops;
 
-void ViewBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = reshape(g[0], self_sizes);
-}
-
 void ReshapeAliasBackward0::compute(
     const variable_list& g, variable_list& out) {
   out[0] = reshape(g[0], self_sizes);
@@ -21,79 +17,14 @@ void UnsafeViewBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = reshape(g[0], self_sizes);
 }
 
-void ExpandBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = sum_to(g[0], self_sizes);
-}
-
-template <int kVariant>
-void SqueezeAllBackward<kVariant>::compute(
-    const variable_list& g, variable_list& out) {
-  out[0] = reshape(g[0], self_sizes);
-}
-template struct SqueezeAllBackward<0>;
-template struct SqueezeAllBackward<3>;
-
-template <int kVariant>
-void SqueezeDimsBackward<kVariant>::compute(
-    const variable_list& g, variable_list& out) {
-  out[0] = reshape(g[0], self_sizes);
-}
-template struct SqueezeDimsBackward<1>;
-template struct SqueezeDimsBackward<2>;
-template struct SqueezeDimsBackward<4>;
-template struct SqueezeDimsBackward<5>;
-
-template <int kVariant>
-void UnsqueezeBackwardT<kVariant>::compute(
-    const variable_list& g, variable_list& out) {
-  out[0] = squeeze(g[0], dim);
-}
-template struct UnsqueezeBackwardT<0>;
-template struct UnsqueezeBackwardT<1>;
-
-template <int kVariant>
-void TBackwardT<kVariant>::compute(const variable_list& g, variable_list& out) {
-  out[0] = t(g[0]);
-}
-template struct TBackwardT<0>;
-template struct TBackwardT<1>;
-
-template <int kVariant>
-void TransposeBackwardT<kVariant>::compute(
-    const variable_list& g, variable_list& out) {
-  out[0] = transpose(g[0], dim0, dim1);
-}
-template struct TransposeBackwardT<0>;
-template struct TransposeBackwardT<1>;
-
-void PermuteBackward0::compute(const variable_list& g, variable_list& out) {
-  std::vector<int64_t> inverse(dims.size());
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    inverse[maybe_wrap_dim(dims[i], static_cast<int64_t>(dims.size()))] =
-        static_cast<int64_t>(i);
-  }
-  out[0] = permute(g[0], inverse);
-}
-
-void SelectBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = select_backward(g[0], self_sizes, dim, index);
-}
-
 void SliceBackward0::compute(const variable_list& g, variable_list& out) {
   out[0] = slice_backward(g[0], self_sizes, dim, start, end, step);
 }
 
-template <bool kCopy>
-void DiagonalBackwardT<kCopy>::compute(
+void DiagonalBackward0_copy::compute(
     const variable_list& g, variable_list& out) {
   out[0] =
       diagonal_backward(g[0], self_sizes, args.offset, args.dim1, args.dim2);
-}
-template struct DiagonalBackwardT<false>;
-template struct DiagonalBackwardT<true>;
-
-void UnfoldBackward0::compute(const variable_list& g, variable_list& out) {
-  out[0] = unfold_backward(g[0], self_sizes, dimension, size, step);
 }
 
 namespace {

@@ -1,6 +1,8 @@
 #pragma once
-// Backward nodes of view ops, and of the ops that undo them in backward
-// (select_backward / slice_backward), which are differentiable themselves.
+// Backward nodes of the view ops outside the view table (whose nodes come
+// from their entries: view_family.h), and of the ops that undo views in
+// backward (select_backward / slice_backward), which are differentiable
+// themselves.
 
 #include "npgrad/autograd/nodes/basic_nodes.h"
 
@@ -14,10 +16,6 @@ struct SizesNode : FormulaNode {
   Shape self_sizes;
 };
 
-struct ViewBackward0 final : SizesNode {
-  NPGRAD_NODE_NAME(ViewBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-};
 /// reshape of a non-contiguous tensor that is still a view (torch's
 /// _reshape_alias).
 struct ReshapeAliasBackward0 final : SizesNode {
@@ -28,110 +26,6 @@ struct UnsafeViewBackward0 final : SizesNode {
   NPGRAD_NODE_NAME(UnsafeViewBackward0)
   void compute(const variable_list& g, variable_list& out) override;
 };
-struct ExpandBackward0 final : SizesNode {
-  NPGRAD_NODE_NAME(ExpandBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-};
-// The view ops' nodes come in variants: the out-of-place op's (0) and the
-// in-place view op's (t_: TBackward1, transpose_: TransposeBackward1,
-// squeeze_: SqueezeBackward3/4/5, unsqueeze_: UnsqueezeBackward1), which
-// differ only in torch's name.
-
-/// squeeze() (SqueezeBackward0) and squeeze_() (SqueezeBackward3).
-template <int kVariant>
-struct SqueezeAllBackward final : SizesNode {
-  std::string name() const override {
-    return "SqueezeBackward" + std::to_string(kVariant);
-  }
-  void compute(const variable_list& g, variable_list& out) override;
-};
-using SqueezeBackward0 = SqueezeAllBackward<0>;
-using SqueezeBackward3 = SqueezeAllBackward<3>;
-
-/// squeeze(dim) (SqueezeBackward1) and squeeze(dims) (SqueezeBackward2);
-/// squeeze_(dim) (SqueezeBackward4, also matmul's in-place squeeze_ of a 1-D
-/// operand) and squeeze_(dims) (SqueezeBackward5).
-template <int kVariant>
-struct SqueezeDimsBackward final : SizesNode {
-  static constexpr bool dims_as_list_ = kVariant == 2 || kVariant == 5;
-  std::string name() const override {
-    return "SqueezeBackward" + std::to_string(kVariant);
-  }
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    if (dims_as_list_) {
-      v.int_list("_saved_dim", dims);
-    } else {
-      v.integer("_saved_dim", dims[0]);
-    }
-    SizesNode::visit_saved(v);
-  }
-  Shape dims;
-};
-using SqueezeBackward1 = SqueezeDimsBackward<1>;
-using SqueezeBackward2 = SqueezeDimsBackward<2>;
-using SqueezeBackward4 = SqueezeDimsBackward<4>;
-using SqueezeBackward5 = SqueezeDimsBackward<5>;
-
-template <int kVariant>
-struct UnsqueezeBackwardT final : FormulaNode {
-  std::string name() const override {
-    return "UnsqueezeBackward" + std::to_string(kVariant);
-  }
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_dim", dim);
-  }
-  int64_t dim = 0;
-};
-using UnsqueezeBackward0 = UnsqueezeBackwardT<0>;
-using UnsqueezeBackward1 = UnsqueezeBackwardT<1>;
-
-template <int kVariant>
-struct TBackwardT final : FormulaNode {
-  std::string name() const override {
-    return "TBackward" + std::to_string(kVariant);
-  }
-  void compute(const variable_list& g, variable_list& out) override;
-};
-using TBackward0 = TBackwardT<0>;
-using TBackward1 = TBackwardT<1>;
-
-template <int kVariant>
-struct TransposeBackwardT final : FormulaNode {
-  std::string name() const override {
-    return "TransposeBackward" + std::to_string(kVariant);
-  }
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_dim0", dim0);
-    v.integer("_saved_dim1", dim1);
-  }
-  int64_t dim0 = 0, dim1 = 0;
-};
-using TransposeBackward0 = TransposeBackwardT<0>;
-using TransposeBackward1 = TransposeBackwardT<1>;
-
-struct PermuteBackward0 final : FormulaNode {
-  NPGRAD_NODE_NAME(PermuteBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.int_list("_saved_dims", dims);
-  }
-  Shape dims;
-};
-
-struct SelectBackward0 final : SizesNode {
-  NPGRAD_NODE_NAME(SelectBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_dim", dim);
-    v.integer("_saved_index", index);
-    SizesNode::visit_saved(v);
-  }
-  int64_t dim = 0, index = 0;
-};
-
 struct SliceBackward0 final : SizesNode {
   NPGRAD_NODE_NAME(SliceBackward0)
   void compute(const variable_list& g, variable_list& out) override;
@@ -157,33 +51,15 @@ struct DiagonalArgs {
   }
 };
 
-/// diagonal (a view), and diag of a matrix, a copy of it (torch's
-/// diagonal_copy: DiagonalBackward0_copy).
-template <bool kCopy>
-struct DiagonalBackwardT final : SizesNode {
-  std::string name() const override {
-    return kCopy ? "DiagonalBackward0_copy" : "DiagonalBackward0";
-  }
+/// diag of a matrix: a copy of its diagonal (torch's diagonal_copy).
+struct DiagonalBackward0_copy final : SizesNode {
+  NPGRAD_NODE_NAME(DiagonalBackward0_copy)
   void compute(const variable_list& g, variable_list& out) override;
   void visit_saved(SavedAttributeVisitor& v) override {
     args.visit(v);
     SizesNode::visit_saved(v);
   }
   DiagonalArgs args;
-};
-using DiagonalBackward0 = DiagonalBackwardT<false>;
-using DiagonalBackward0_copy = DiagonalBackwardT<true>;
-
-struct UnfoldBackward0 final : SizesNode {
-  NPGRAD_NODE_NAME(UnfoldBackward0)
-  void compute(const variable_list& g, variable_list& out) override;
-  void visit_saved(SavedAttributeVisitor& v) override {
-    v.integer("_saved_dimension", dimension);
-    SizesNode::visit_saved(v);
-    v.integer("_saved_size", size);
-    v.integer("_saved_step", step);
-  }
-  int64_t dimension = 0, size = 0, step = 1;
 };
 
 /// split / chunk: the output gradients (zeros for an output nobody used)
