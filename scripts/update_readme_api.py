@@ -81,7 +81,9 @@ def render() -> str:
             lines.append(_line("npgrad.Tensor", fold_inplace(tensor)))
     families: dict[str, list[str]] = {}
     for op in (*_C._op_table, *_C._activation_table):
-        if op.get("public", True):
+        # A view row's `public` is false (it is not an elementwise "function and
+        # method" op), but torch has it as a function or a method.
+        if op.get("public", True) or op.get("function") or op.get("method"):
             families.setdefault(op["family"], []).append(op["name"])
     lines.append(
         "\nOp tables (one declaration per op: forward, node, saved state, bindings, docs and "
