@@ -1,6 +1,6 @@
 """scatter_reduce(_) against torch: values for every reduce with and without self,
 integer mean's floor, ties in amax/amin sharing the gradient, prod's gradient with
-zeros, double backward, the in-place form's version bump, and
+zeros (in both operands, or in one), double backward, the in-place form's version bump, and
 torch's errors. The op_specs rows cover node names, saved attributes and gradcheck/gradgradcheck."""
 
 from __future__ import annotations
@@ -92,3 +92,19 @@ def test_inplace_bumps_version_and_records_node(ng: Any) -> None:
 )
 def test_errors(ng: Any, call: Any) -> None:
     assert_same_error(call)
+
+
+# prod's gradient when only self, only src or neither has a zero (npgrad skips the
+# masking steps of an operand without one when no graph is recorded).
+@pytest.mark.parametrize(("self_zero", "src_zero"), [(True, False), (False, True), (False, False)])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_prod_gradient_with_zeros_in_one_operand(self_zero: bool, src_zero: bool, include_self: bool) -> None:
+    def f(lib: Any) -> Any:
+        x = lib.tensor([[1.5, 2, 0 if self_zero else -3, 4]], dtype=lib.float64, requires_grad=True)
+        s = lib.tensor([[2.0, 0 if src_zero else 0.5, 3, -1.5]], dtype=lib.float64, requires_grad=True)
+        y = x.scatter_reduce(1, lib.tensor([[0, 1, 1, 2]]), s, "prod", include_self=include_self)
+        y.backward(lib.tensor([[1.0, -2.0, 3.0, 0.5]], dtype=lib.float64))
+        return [y.tolist(), x.grad.tolist(), s.grad.tolist()]
+
+    got, want = run_both(f)
+    assert got == want

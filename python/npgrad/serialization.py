@@ -55,6 +55,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from . import _C
 from ._C import Tensor, _dtypes
 from ._device import device
 from ._size import Size
@@ -89,9 +90,7 @@ def _dtype_name(dtype: Any) -> str:
 
 
 def _npgrad_dtype(name: str) -> Any:
-    import npgrad
-
-    return getattr(npgrad, name)
+    return getattr(_C, name)
 
 
 class _Writer:

@@ -2066,8 +2066,6 @@ def _embedding_renorm_(weight: Tensor, input: Tensor, max_norm: float, norm_type
     # torch.embedding_renorm_: each row that input names whose norm exceeds
     # max_norm is scaled (in place) to norm max_norm.
     rows = np.unique(input.numpy().reshape(-1))
-    from .. import no_grad, tensor
-
     with no_grad():
         index = tensor(rows)
         selected = weight.index_select(0, index)
@@ -2228,8 +2226,6 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     same = list(x1.shape) == list(x2.shape)
     a = x1 if same else x1.expand(shape)
     b = x2 if same else x2.expand(shape)
-    from .. import no_grad
-
     na = a.norm(2, dim, True).clone()
     nb = b.norm(2, dim, True).clone()
     with no_grad():

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from .. import _creation
-from .._C import Tensor
+from .._C import Tensor, where
 from ..autograd.grad_mode import no_grad
 
 __all__ = [
@@ -155,7 +155,6 @@ def trunc_normal_(
 
 
 def _where(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
-    from .. import where
 
     return where(condition, x, y)  # type: ignore[no-any-return]
 

@@ -15,6 +15,8 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
+from .._C import Tensor, is_grad_enabled
+
 __all__ = ["BackwardHook", "RemovableHandle"]
 
 
@@ -137,8 +139,8 @@ class BackwardHook:
         grad_fn.register_hook(hook)
 
     def _apply_on_tensors(self, fn: Any, args: Any) -> tuple[Any, list[int] | None]:
-        from .. import is_grad_enabled
-        from .._C import Tensor
+        # Imported here: nn.modules._functions builds on autograd.function, which
+        # imports this module.
         from ..nn.modules._functions import BackwardHookFunction
 
         tensors_idx: list[int] = []

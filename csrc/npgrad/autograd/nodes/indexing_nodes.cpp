@@ -1,5 +1,7 @@
 #include "npgrad/autograd/nodes/indexing_nodes.h"
 
+#include "npgrad/autograd/grad_mode.h"
+#include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/tensor/shape.h"
 
@@ -45,6 +47,14 @@ void ScatterAddBackward0::compute(const variable_list& g, variable_list& out) {
 
 // torch's scatter_reduce_backward, written with differentiable ops so the
 // gradients have gradients.
+namespace {
+// Whether any element of t is zero (no graph).
+bool has_zero(const Tensor& t) {
+  return kernels::item(kernels::any(
+             eq(t, wrapped_scalar(0, t.dtype())), {}, false, true)) != 0;
+}
+}  // namespace
+
 void ScatterReduceBackward0::compute(
     const variable_list& g, variable_list& out) {
   const Tensor& grad = g[0];
@@ -61,27 +71,41 @@ void ScatterReduceBackward0::compute(
     Tensor result = result_.unpack(self_ptr());
     Tensor zero = wrapped_scalar(0, dt);
     Tensor one = wrapped_scalar(1, dt);
+    // Without a graph to record, an operand with no zero skips its masking
+    // steps: they would change nothing, so the values are the formula's.
+    // Under create_graph the whole formula records, as torch's.
+    bool graph = GradMode::is_enabled();
+    bool self_zeros = graph || has_zero(self);
+    bool src_zeros = graph || has_zero(src);
     // Products that leave out self's (src's single) zero at each place.
-    Tensor masked_self = masked_fill(self, eq(self, zero), one);
-    Tensor masked_self_result = scatter_reduce(
-        masked_self, dim, index, src, reduce, include_self, false);
+    Tensor masked_self =
+        self_zeros ? masked_fill(self, eq(self, zero), one) : self;
+    Tensor masked_self_result =
+        self_zeros
+            ? scatter_reduce(
+                  masked_self, dim, index, src, reduce, include_self, false)
+            : result;
     grad_self = div(mul(grad, masked_self_result), masked_self);
-    Tensor src_zero = eq(src, zero);
-    Tensor src_num_zeros = gather(
-        scatter_add(
-            zeros_like(self), dim, index, to_dtype(src_zero, dt), false),
-        dim,
-        index,
-        false);
-    Tensor src_single_zero = logical_and(src_zero, eq(src_num_zeros, one));
-    Tensor masked_src = masked_fill(src, src_single_zero, one);
-    Tensor masked_src_result = scatter_reduce(
-        self, dim, index, masked_src, reduce, include_self, false);
-    grad_src = where(
-        src_single_zero,
-        gather(mul(grad, masked_src_result), dim, index, false),
-        div(gather(mul(grad, result), dim, index, false),
-            masked_fill(src, src_zero, one)));
+    if (!src_zeros) {
+      grad_src = div(gather(mul(grad, result), dim, index, false), src);
+    } else {
+      Tensor src_zero = eq(src, zero);
+      Tensor src_num_zeros = gather(
+          scatter_add(
+              zeros_like(self), dim, index, to_dtype(src_zero, dt), false),
+          dim,
+          index,
+          false);
+      Tensor src_single_zero = logical_and(src_zero, eq(src_num_zeros, one));
+      Tensor masked_src = masked_fill(src, src_single_zero, one);
+      Tensor masked_src_result = scatter_reduce(
+          self, dim, index, masked_src, reduce, include_self, false);
+      grad_src = where(
+          src_single_zero,
+          gather(mul(grad, masked_src_result), dim, index, false),
+          div(gather(mul(grad, result), dim, index, false),
+              masked_fill(src, src_zero, one)));
+    }
   } else if (reduce == "mean") {
     Tensor n = include_self ? ones_like(self) : zeros_like(self);
     n = scatter_add(n, dim, index, ones_like(src), false);

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ... import _creation
-from ..._C import Tensor
+from ..._C import Tensor, stack
 from ...autograd.grad_mode import no_grad
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_"]
@@ -30,7 +30,6 @@ def _as_list(parameters: Tensor | Iterable[Tensor]) -> list[Tensor]:
 
 
 def _get_total_norm(grads: list[Tensor], norm_type: float, error_if_nonfinite: bool) -> Tensor:
-    from ... import stack
 
     if not grads:
         return _creation.tensor(0.0)

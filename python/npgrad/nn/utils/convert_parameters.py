@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..._C import Tensor
+from ..._C import Tensor, cat
 from ..modules.module import _typename
 
 __all__ = ["parameters_to_vector", "vector_to_parameters"]
@@ -25,7 +25,6 @@ def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     >>> torch.nn.utils.parameters_to_vector([torch.ones(2, 1), torch.zeros(1)])
     tensor([1., 1., 0.])
     """
-    from ... import cat
 
     return cat([param.view(-1) for param in parameters])  # type: ignore[no-any-return]
 
