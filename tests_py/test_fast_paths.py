@@ -101,6 +101,51 @@ def test_softmax_lanes(shape: tuple[int, ...], log: bool, dtype: str) -> None:
         assert_close(a, e, **tol)
 
 
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("n", [64, 65, 79, 1000])
+def test_softmax_float32_rows_with_every_kind_of_value(n: int, log: bool) -> None:
+    """Long contiguous float32 rows take one fused pass of a vector exp where the CPU
+    has AVX-512: each tail length, values far enough apart that exps underflow into
+    subnormals and to zero, and rows with -inf, +inf, nan, all -inf."""
+    x = _arr(9, n) * 40
+    x[1, ::3] = -np.inf
+    x[2, 5] = np.inf
+    x[3, 7] = np.nan
+    x[4] = -np.inf
+    x[5] = np.linspace(-110, 0, n)  # exp(x - max) down to 0 through the subnormals
+    g = _arr(9, n)
+
+    def fn(lib):
+        xs = from_np(lib, x, requires_grad=True)
+        out = lib.log_softmax(xs, 1) if log else lib.softmax(xs, 1)
+        out.backward(from_np(lib, g))
+        return out, xs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-5, atol=1e-6)
+
+
+def test_attention_float32_rows_past_the_small_loops() -> None:
+    """Attention's row softmax and its backward's probabilities from the logsumexp, on
+    float32 rows of 80 keys (the vector exp's fused pass), one query seeing no key."""
+    q, k, v = _arr(2, 2, 8, 16), _arr(2, 2, 80, 16), _arr(2, 2, 80, 16)
+    mask = np.zeros((8, 80), dtype="float32")
+    mask[3] = -np.inf
+    mask[5, ::2] = -np.inf
+    grad = _arr(2, 2, 8, 16)
+
+    def fn(lib):
+        qs, ks, vs = (from_np(lib, a, requires_grad=True) for a in (q, k, v))
+        out = lib.nn.functional.scaled_dot_product_attention(qs, ks, vs, attn_mask=from_np(lib, mask))
+        out.backward(from_np(lib, grad))
+        return out, qs.grad, ks.grad, vs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-4, atol=1e-5)
+
+
 # (batch, query heads, key heads, queries, keys, features): the first three take
 # the loops for small inputs (at most 8192 multiply-adds), the last two the matmuls.
 _ATTENTION_SIZES = [

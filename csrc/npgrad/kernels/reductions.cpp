@@ -133,7 +133,7 @@ namespace {
 // own, bit for bit, but for contiguous float32 rows on a CPU with AVX-512:
 // there the subtract, exp and sum are one fused pass of the vector exp (Note
 // [Vector exp for softmax rows]), which takes about half the time of NumPy's
-// exp loop alone, and log_softmax is x - (max + log(sum)) as torch's kernel.
+// exp loop alone.
 // Attention's row_softmax and probs_from_lse do the same with their own
 // passes.
 // (log_)softmax over another dim, or over short rows, takes the same calls
@@ -288,9 +288,9 @@ bool try_softmax_rows(const Tensor& a, int64_t dim, bool log, Tensor* result) {
         float* y = reinterpret_cast<float*>(po + o * n * es);
         float m = static_cast<float>(lane_max<T>(*loops, row, es, n));
         if (log) {
-          // x - (max + log(sum(exp(x - max)))), as torch's kernel.
-          float lse = m + std::log(vector_exp::sum_exp_shifted(x, m, n));
-          vector_exp::subtract(x, lse, y, n);
+          // (x - max) - log(sum(exp(x - max))), as torch's kernel.
+          float log_sum = std::log(vector_exp::sum_exp_shifted(x, m, n));
+          vector_exp::subtract_twice(x, m, log_sum, y, n);
         } else {
           float s = vector_exp::exp_shifted_sum(x, m, y, n);
           char* ps = reinterpret_cast<char*>(&s);

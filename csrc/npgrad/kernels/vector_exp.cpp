@@ -109,13 +109,14 @@ NPGRAD_AVX512 float sum(const float* x, int64_t n) {
   return _mm512_reduce_add_ps(total);
 }
 
-NPGRAD_AVX512 void subtract(
-    const float* x, float shift, float* out, int64_t n) {
-  __m512 s = _mm512_set1_ps(shift);
+NPGRAD_AVX512 void subtract_twice(
+    const float* x, float first, float second, float* out, int64_t n) {
+  __m512 a = _mm512_set1_ps(first);
+  __m512 b = _mm512_set1_ps(second);
   for (int64_t i = 0; i < n; i += 16) {
     __mmask16 m = lanes(n, i);
-    _mm512_mask_storeu_ps(
-        out + i, m, _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), s));
+    __m512 v = _mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), a);
+    _mm512_mask_storeu_ps(out + i, m, _mm512_sub_ps(v, b));
   }
 }
 
@@ -176,9 +177,10 @@ float sum(const float* x, int64_t n) {
   return total;
 }
 
-void subtract(const float* x, float shift, float* out, int64_t n) {
+void subtract_twice(
+    const float* x, float first, float second, float* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
-    out[i] = x[i] - shift;
+    out[i] = (x[i] - first) - second;
   }
 }
 

@@ -39,8 +39,10 @@ float sum_exp_shifted(const float* x, float shift, int64_t n);
 /// The sum of x.
 float sum(const float* x, int64_t n);
 
-/// out[i] = x[i] - shift; `out` may be `x`.
-void subtract(const float* x, float shift, float* out, int64_t n);
+/// out[i] = (x[i] - first) - second, in that order (log_softmax's
+/// (x - max) - log(sum): exactly -log(sum) at the max); `out` may be `x`.
+void subtract_twice(
+    const float* x, float first, float second, float* out, int64_t n);
 
 /// out[i] = grad[i] - exp(result[i]) * scale: log_softmax's backward, with
 /// scale the sum of the row's gradient. `out` may be `grad`.
