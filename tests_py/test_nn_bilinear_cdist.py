@@ -36,6 +36,16 @@ CALLS = {
     "bilinear_3d_no_bias": lambda lib: _F(lib).bilinear(_x(lib, 2, 2, 3), _x(lib, 2, 2, 4), _x(lib, 5, 3, 4)),
     "bilinear_empty_batch": lambda lib: _F(lib).bilinear(_x(lib, 0, 3), _x(lib, 0, 4), _x(lib, 5, 3, 4), _x(lib, 5)),
     "bilinear_1d": lambda lib: lib.bilinear(_x(lib, 3), _x(lib, 4), _x(lib, 2, 3, 4), _x(lib, 2)),
+    # Past the one loop of small products (4096 terms): the two bmm.
+    "bilinear_large": lambda lib: _F(lib).bilinear(_x(lib, 8, 10), _x(lib, 8, 9), _x(lib, 6, 10, 9), _x(lib, 6)),
+    "bilinear_strided_float32": lambda lib: _F(lib).bilinear(
+        _x(lib, 3, 2, dtype=lib.float32).t(), _x(lib, 2, 4, dtype=lib.float32), _x(lib, 5, 3, 4, dtype=lib.float32)
+    ),
+    # _trilinear's other roles: a matrix product weighted by a third operand, summed
+    # over one dim, two, or none.
+    "trilinear_sum_one": lambda lib: lib._trilinear(_x(lib, 2, 3), _x(lib, 3, 4), _x(lib, 2, 4), [2], [0], [1], [1]),
+    "trilinear_sum_two": lambda lib: lib._trilinear(_x(lib, 2, 3), _x(lib, 3, 4), _x(lib, 2, 4), [2], [0], [1], [1, 2]),
+    "trilinear_sum_none": lambda lib: lib._trilinear(_x(lib, 2, 3), _x(lib, 3, 4), _x(lib, 2, 4), [2], [0], [1], []),
     "cdist_small_p2": lambda lib: lib.cdist(_x(lib, 3, 2), _x(lib, 4, 2)),
     "cdist_large_p2": lambda lib: lib.cdist(_x(lib, 26, 2), _x(lib, 3, 2)),
     "cdist_large_p2_donot_use_mm": lambda lib: lib.cdist(

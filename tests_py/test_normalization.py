@@ -260,6 +260,11 @@ ERRORS = {
         _x(lib, 1, 1, 2, 2), _x(lib, 1, 1, 2, 2), _x(lib, 1, 1, 2, 2), _x(lib, 2, 2).long()
     ),
     "cosine_similarity_shapes": lambda lib: lib.nn.functional.cosine_similarity(_x(lib, 2, 3), _x(lib, 2)),
+    "cosine_similarity_x1_not_a_tensor": lambda lib: lib.nn.functional.cosine_similarity(1, _x(lib, 2)),
+    "cosine_similarity_x2_none": lambda lib: lib.nn.functional.cosine_similarity(_x(lib, 2), None),
+    "cosine_similarity_dim_float": lambda lib: lib.nn.functional.cosine_similarity(_x(lib, 2), _x(lib, 2), 0.5),
+    "cosine_similarity_eps_str": lambda lib: lib.nn.functional.cosine_similarity(_x(lib, 2), _x(lib, 2), 0, "x"),
+    "cosine_similarity_dim_out_of_range": lambda lib: lib.nn.functional.cosine_similarity(_x(lib, 2), _x(lib, 2), 3),
 }
 
 

@@ -1,6 +1,7 @@
 // The native ops behind torch.bilinear and torch.cdist, as private functions
 // of _C (torch._trilinear, torch._VF.cdist): npgrad.nn.functional.bilinear
-// and npgrad.cdist check the Python-level arguments and call these.
+// and npgrad.cdist check the Python-level arguments and call these, as
+// does nn.functional.cosine_similarity its composite.
 #include "npgrad/ops/distance.h"
 
 #include "bindings.h"
@@ -21,6 +22,13 @@ void bind_distance(py::module_& m) {
       "expand3"_a,
       "sumdim"_a,
       "unroll_dim"_a = 1);
+  m.def(
+      "_cosine_similarity",
+      &ops::cosine_similarity,
+      "x1"_a,
+      "x2"_a,
+      "dim"_a,
+      "eps"_a);
   m.def(
       "_cdist",
       &ops::cdist,

@@ -1,5 +1,6 @@
-// torch.cdist's loops: see distance.h. Each pair of rows is one loop over the
-// features, in the formulas and order of the NumPy passes they replace.
+// torch.cdist's and _trilinear's loops: see distance.h. Each pair of rows is
+// one loop over the features, in the formulas and order of the NumPy passes
+// they replace.
 #include "npgrad/kernels/distance.h"
 
 #include <cmath>
@@ -139,6 +140,83 @@ void cdist_backward(
             orow[k] += term(row[k] - other[k], g, dd, p);
           }
         }
+      }
+    }
+  });
+}
+
+bool trilinear_loop_fits(
+    const Tensor& a, const Tensor& b, const Tensor& c, const Shape& shape) {
+  ScalarType dtype = a.dtype();
+  if ((dtype != ScalarType::Float32 && dtype != ScalarType::Float64) ||
+      b.dtype() != dtype || c.dtype() != dtype) {
+    return false;
+  }
+  int64_t terms = 1;
+  for (int64_t size : shape) {
+    terms *= size;
+    if (terms > kSmallTrilinearTerms) {
+      return false;
+    }
+  }
+  auto has_rank = [&](const Tensor& t) {
+    return t.dim() == static_cast<int64_t>(shape.size());
+  };
+  return terms > 0 && has_rank(a) && has_rank(b) && has_rank(c);
+}
+
+void trilinear_loop(
+    const Tensor& a,
+    const Tensor& b,
+    const Tensor& c,
+    const Shape& shape,
+    const std::vector<bool>& summed,
+    const Tensor& out) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  // Element steps along each dim of `shape`: 0 where an operand broadcasts
+  // and, for the result, along the summed dims.
+  Shape step_a(rank), step_b(rank), step_c(rank), step_out(rank);
+  int64_t out_step = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    auto step = [&](const Tensor& t) {
+      return t.sizes()[d] == 1 ? 0 : t.strides()[d];
+    };
+    step_a[d] = step(a);
+    step_b[d] = step(b);
+    step_c[d] = step(c);
+    if (!summed[d]) {
+      step_out[d] = out_step;
+      out_step *= shape[d];
+    }
+  }
+  dispatch_floating(a.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* pa = static_cast<const T*>(a.data_ptr());
+    const T* pb = static_cast<const T*>(b.data_ptr());
+    const T* pc = static_cast<const T*>(c.data_ptr());
+    T* po = static_cast<T*>(out.data_ptr());
+    Shape index(rank, 0);
+    int64_t ia = 0, ib = 0, ic = 0, io = 0;
+    while (true) {
+      po[io] += pa[ia] * pb[ib] * pc[ic];
+      // The next index, last dim fastest; each offset follows it.
+      int64_t d = rank - 1;
+      for (; d >= 0; --d) {
+        ia += step_a[d];
+        ib += step_b[d];
+        ic += step_c[d];
+        io += step_out[d];
+        if (++index[d] < shape[d]) {
+          break;
+        }
+        ia -= step_a[d] * shape[d];
+        ib -= step_b[d] * shape[d];
+        ic -= step_c[d] * shape[d];
+        io -= step_out[d] * shape[d];
+        index[d] = 0;
+      }
+      if (d < 0) {
+        return;
       }
     }
   });

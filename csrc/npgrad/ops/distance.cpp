@@ -19,6 +19,7 @@
 #include "npgrad/ops/clamp.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
+#include "npgrad/ops/reduction_ops.h"
 #include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
@@ -200,6 +201,25 @@ Tensor euclidean_dist(const Tensor& x1, const Tensor& x2) {
 
 }  // namespace
 
+Tensor cosine_similarity(
+    const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  // infer_size raises torch's error for shapes that do not broadcast.
+  Shape shape = infer_size(x1.sizes(), x2.sizes());
+  bool same = x1.sizes() == x2.sizes();
+  Tensor a = same ? x1 : expand(x1, shape);
+  Tensor b = same ? x2 : expand(x2, shape);
+  auto clamped_norm = [&](const Tensor& t) {
+    Tensor n = clone(reduction<reduction_ops::Norm>(
+        t, std::vector<int64_t>{dim}, true, std::nullopt, false, 2.0));
+    AutoGradMode no_grad(false);
+    clamp_(n, eps, std::nullopt);
+    return n;
+  };
+  Tensor na = clamped_norm(a);
+  Tensor nb = clamped_norm(b);
+  return sum(mul(div(a, na), div(b, nb)), std::vector<int64_t>{dim}, false);
+}
+
 Tensor trilinear(
     const Tensor& i1,
     const Tensor& i2,
@@ -246,15 +266,21 @@ Tensor trilinear(
       out = mul(mul(a, b), c);
       out = all.empty() ? out : sum(out, all, false);
     } else {
-      Tensor ab = sumproduct_pair(a, b, first);
-      Tensor abc = sumproduct_pair(ab, c, second);
       Shape sizes;
       for (std::size_t i = 0; i < shape.size(); ++i) {
         if (!summed[i]) {
           sizes.push_back(shape[i]);
         }
       }
-      out = clone(reshape(abc, sizes));
+      if (kernels::trilinear_loop_fits(a, b, c, shape)) {
+        // Note [Small trilinear in one loop] (kernels/distance.h).
+        out = zeros(sizes, a.dtype());
+        kernels::trilinear_loop(a, b, c, shape, summed, out);
+      } else {
+        Tensor ab = sumproduct_pair(a, b, first);
+        Tensor abc = sumproduct_pair(ab, c, second);
+        out = clone(reshape(abc, sizes));
+      }
     }
   }
   if (auto node = record<autograd::TrilinearBackward0>(out, {&i1, &i2, &i3})) {

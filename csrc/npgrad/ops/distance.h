@@ -2,7 +2,8 @@
 // The ops behind torch.bilinear and torch.cdist as torch records them:
 // `_trilinear` (TrilinearBackward0), `_cdist_forward` (CdistBackward0, whose
 // formula `_cdist_backward` torch does not differentiate again) and, for the
-// matrix-multiply path of p = 2, `_euclidean_dist` (EuclideanDistBackward0).
+// matrix-multiply path of p = 2, `_euclidean_dist` (EuclideanDistBackward0);
+// and cosine_similarity's composite.
 
 #include <optional>
 #include <vector>
@@ -32,6 +33,13 @@ Tensor cdist(
     const Tensor& x2,
     double p,
     std::optional<int64_t> compute_mode);
+
+/// torch.nn.functional.cosine_similarity, torch's composite: x1 and x2
+/// expanded to their broadcast shape (unless their shapes are the same),
+/// each divided by its 2-norm over `dim` (kept, cloned and clamped below at
+/// eps without grad), multiplied and summed over `dim`.
+Tensor cosine_similarity(
+    const Tensor& x1, const Tensor& x2, int64_t dim, double eps);
 
 /// The gradient of _cdist_forward for x1 (torch's _cdist_backward), of
 /// x1's broadcast shape; recorded as CdistBackwardBackward0, which raises

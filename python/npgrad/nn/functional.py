@@ -2217,21 +2217,16 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     >>> torch.nn.functional.cosine_similarity(torch.tensor([[1.0, 0.0]]), torch.tensor([[1.0, 1.0]]))
     tensor([0.7071])
     """
-    try:
-        shape = list(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
-    except ValueError:
-        x1.detach() - x2.detach()  # raises torch's error for shapes that do not broadcast
-        raise
-    # torch's expand_outplace: both expanded unless the shapes are the same.
-    same = list(x1.shape) == list(x2.shape)
-    a = x1 if same else x1.expand(shape)
-    b = x2 if same else x2.expand(shape)
-    na = a.norm(2, dim, True).clone()
-    nb = b.norm(2, dim, True).clone()
-    with no_grad():
-        na.clamp_(min=eps)
-        nb.clamp_(min=eps)
-    return ((a / na) * (b / nb)).sum(dim)
+    for position, (name, value) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"cosine_similarity(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}"
+            )
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"cosine_similarity(): argument 'dim' (position 3) must be int, not {type(dim).__name__}")
+    if not isinstance(eps, int | float):
+        raise TypeError(f"cosine_similarity(): argument 'eps' (position 4) must be float, not {type(eps).__name__}")
+    return _C._cosine_similarity(x1, x2, dim, eps)
 
 
 def scaled_dot_product_attention(
