@@ -469,3 +469,25 @@ def test_no_degrees_of_freedom_warns_as_torch(fn):
     assert message.endswith("(input numel divided by output numel).")
     assert str(expected[0].message).startswith(message)
     assert_same_result(have, want)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(("dims", "keepdim"), [((1,), False), ((0, 2), False), ((0, 2), True), ((-1,), True)])
+def test_logsumexp_of_infinite_and_nan_lanes_matches_torch(dims, keepdim, dtype):
+    """Lanes whose max is -inf or +inf (shifted by 0, not by the infinity) or nan, with
+    the reduced dims kept and dropped, and the gradient."""
+    x = np.arange(24, dtype=dtype).reshape(2, 3, 4) * 0.5 - 3
+    x[0, 0, :] = -np.inf
+    x[0, 1, 2] = np.inf
+    x[1, 2, 1] = np.nan
+    x[1, 0, :] = [-np.inf, np.inf, -np.inf, 0.0]
+
+    def run(lib):
+        xs = from_np(lib, x, requires_grad=True)
+        out = lib.logsumexp(xs, dims, keepdim=keepdim)
+        out.backward(lib.ones_like(out))
+        return out, xs.grad
+
+    got, expected = run_both(run)
+    for g, e in zip(got, expected):
+        assert_same_result(g, e)

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/ops/reduction_family.h"
+#include "npgrad/tensor/shape.h"
 
 namespace npgrad::ops::reduction_ops {
 
@@ -207,19 +209,33 @@ struct Logsumexp {
     } else {
       static const kernels::UnaryUfunc& exp = kernels::unary_ufunc("exp");
       static const kernels::UnaryUfunc& log = kernels::unary_ufunc("log");
-      static const kernels::UnaryUfunc& abs = kernels::unary_ufunc("absolute");
-      Tensor inf = wrapped_scalar(std::numeric_limits<double>::infinity(), dt);
-      auto finite_max = [&](bool keep) {
-        Tensor m = kernels::amax(x, dims, keep, true);
-        Tensor is_inf = kernels::binary(
-            kernels::Binary::Eq, kernels::unary(abs, m, dt), inf, dt);
-        return kernels::where(is_inf, wrapped_scalar(0, dt), m, dt);
-      };
-      Tensor e = kernels::binary(kernels::Binary::Sub, x, finite_max(true), dt);
+      // The max over dims (kept), fresh and contiguous: an infinite one
+      // becomes 0, in one loop (not abs, eq and where: on small tensors each
+      // NumPy call costs more than the loop).
+      Tensor m = kernels::amax(x, dims, true, true);
+      kernels::dispatch_floating(dt, [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        T* p = static_cast<T*>(m.data_ptr());
+        for (int64_t i = 0, n = m.numel(); i < n; ++i) {
+          p[i] = std::isinf(p[i]) ? T(0) : p[i];
+        }
+      });
+      Tensor e = kernels::binary(kernels::Binary::Sub, x, m, dt);
       kernels::unary_out(exp, e, e);
-      out = kernels::sum(e, dims, keepdim, dt);
+      out = kernels::sum(e, dims, true, dt);
       kernels::unary_out(log, out, out);
-      kernels::binary_out(kernels::Binary::Add, out, finite_max(keepdim), out);
+      kernels::binary_out(kernels::Binary::Add, out, m, out);
+      if (!keepdim) {
+        // Dropping the reduced dims (all of size 1) keeps it contiguous.
+        Shape sizes;
+        for (int64_t d = 0; d < out.dim(); ++d) {
+          if (std::find(dims.begin(), dims.end(), d) == dims.end()) {
+            sizes.push_back(out.sizes()[d]);
+          }
+        }
+        out =
+            kernels::view_as_strided(out, sizes, contiguous_strides(sizes), 0);
+      }
     }
     return dt == dtype ? out : kernels::cast(out, dtype);
   }
