@@ -296,3 +296,38 @@ def test_sgn_function_and_method_record_sgnbackward0():
 
     got, want = run_both(run)
     assert got == want
+
+
+# The activations whose small inputs run one loop (forward, and the backward op from
+# self), at the loop's limit of 128 elements and past it (the NumPy passes).
+LOOPED = [("elu", (0.5,)), ("selu", ()), ("celu", (2.0,)), ("gelu", ()), ("softshrink", (0.8,))]
+LOOPED += [("gelu", ("tanh",))]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [6, 128, 129])
+@pytest.mark.parametrize("name,args", LOOPED, ids=[f"{c[0]}-{c[1]}" for c in LOOPED])
+def test_small_inputs_loop_as_the_passes_compute(name, args, n, dtype):
+    """Values, gradients and second order against torch on both sides of the loop's
+    limit, with infinities, zero and the shrink's bounds (elu's gradient takes its
+    negative branch at 0, as torch's kernel), a transposed input and an expanded
+    incoming gradient. (Not nan: torch's gradients there differ between its vectorized
+    and its scalar loops.)"""
+    x = np.linspace(-6, 6, 2 * n).reshape(n, 2).astype(dtype)
+    x[:4, 0] = [np.inf, -np.inf, 0.0, 0.8]
+    x[:2, 1] = [-0.8, -0.0]
+    fn_args = (("approximate", args[0]),) if args and isinstance(args[0], str) else ()
+    call_args = () if fn_args else args
+
+    def run(lib):
+        xs = from_np(lib, x, requires_grad=True)
+        f = getattr(lib.nn.functional, name)
+        out = f(xs.t(), *call_args, **dict(fn_args))
+        (g,) = lib.autograd.grad(out.sum(), xs, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), xs) if g.requires_grad else (lib.zeros_like(xs),)
+        return out, g, gg
+
+    got, expected = run_both(run)
+    for a, e in zip(got, expected):
+        tol = {"rtol": 1e-5, "atol": 1e-5} if dtype == "float32" else {"rtol": 1e-12, "atol": 1e-12}
+        np.testing.assert_allclose(to_np(a), to_np(e), **tol)

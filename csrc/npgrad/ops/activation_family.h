@@ -54,8 +54,26 @@
 //   check      optional `static void check(const Tensor&, const ParamValues&)`
 //   buffer     optional `static Tensor buffer(const Tensor& self)`: a value
 //              the forward computes and the node saves as `_saved_buffer`
+//   value      optional `template <typename T> static T value(T x, const
+//              ParamValues& p)`: the forward of one element, with the
+//              arithmetic of `forward` (Note [Small activations in one loop])
+//   derivative optional `template <typename T> static T derivative(T grad,
+//              T self, const ParamValues& p)`: the backward op's, from self,
+//              of one element
 //   doc        `static constexpr OpDoc doc`
 // The entry is added to ActivationOps at the end of activation_ops.h.
+//
+// Note [Small activations in one loop]
+// An activation's forward and backward are each a few NumPy passes (elu's:
+// a multiply, expm1, a multiply, a compare and a where), and on a small
+// tensor each pass costs about a microsecond whatever its size. An entry's
+// `value` runs the forward of a float32/float64 input of at most
+// kSmallActivation elements as one loop instead, and its `derivative` the
+// backward op's kernel (from self, not from the result; with or without
+// create_graph, which records the op's one node either way). The
+// element formulas are the passes' own, in the input's dtype (the
+// parameters rounded to it, as the passes' wrapped numbers are); only the
+// libm functions differ from NumPy's SIMD ones, by an ulp at most.
 
 #include <array>
 #include <cstddef>
@@ -70,6 +88,7 @@
 #include "npgrad/autograd/nodes/basic_nodes.h"
 #include "npgrad/autograd/nodes/reduced_float_formulas.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/op_table.h"
@@ -138,11 +157,67 @@ void check_activation(const Tensor& input, const ParamValues& p) {
   }
 }
 
+template <typename Op, typename = void>
+struct HasElementValue : std::false_type {};
+template <typename Op>
+struct HasElementValue<Op, std::void_t<decltype(&Op::template value<float>)>>
+    : std::true_type {};
+template <typename Op, typename = void>
+struct HasElementDerivative : std::false_type {};
+template <typename Op>
+struct HasElementDerivative<
+    Op,
+    std::void_t<decltype(&Op::template derivative<float>)>> : std::true_type {};
+
+/// Up to this many elements an entry with an element loop runs it (Note
+/// [Small activations in one loop]).
+constexpr int64_t kSmallActivation = 128;
+
+// Whether t takes the element loop: float32/float64, small, not empty.
+inline bool small_float(const Tensor& t) {
+  ScalarType dtype = t.dtype();
+  return (dtype == ScalarType::Float32 || dtype == ScalarType::Float64) &&
+         t.numel() > 0 && t.numel() <= kSmallActivation;
+}
+
+// t as a contiguous buffer (t itself when it is one).
+inline Tensor contiguous_buffer(const Tensor& t) {
+  return t.is_contiguous() ? t : kernels::cast(t, t.dtype());
+}
+
+// out[i] = fn(a[i], b[i]...) over contiguous buffers of T, into a new
+// tensor of a's sizes.
+template <typename Fn, typename... Ts>
+Tensor element_loop(Fn&& fn, const Tensor& a, const Ts&... rest) {
+  Tensor out = kernels::empty(a.sizes(), a.dtype());
+  kernels::dispatch_floating(a.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* o = static_cast<T*>(out.data_ptr());
+    const T* x = static_cast<const T*>(a.data_ptr());
+    std::array<const T*, sizeof...(Ts)> others = {
+        static_cast<const T*>(rest.data_ptr())...};
+    for (int64_t i = 0, n = a.numel(); i < n; ++i) {
+      if constexpr (sizeof...(Ts) == 0) {
+        o[i] = fn(x[i]);
+      } else {
+        o[i] = fn(x[i], others[0][i]);
+      }
+    }
+  });
+  return out;
+}
+
 // The forward's value: a reduced float computes in float32 and rounds once,
 // as torch's kernels do; the result keeps the input's dtype.
 template <typename Op>
 Tensor run_activation(const Tensor& input, const ParamValues& p) {
   autograd::AutoGradMode no_grad(false);
+  if constexpr (HasElementValue<Op>::value) {
+    if (small_float(input)) {
+      return element_loop(
+          [&](auto x) { return Op::value(x, p); }, contiguous_buffer(input));
+    }
+  }
   ScalarType dtype = input.dtype();
   Tensor out = is_reduced_float(dtype)
                    ? Op::forward(kernels::cast(input, ScalarType::Float32), p)
@@ -264,7 +339,18 @@ Tensor activation_backward(
     bool is_result,
     const Tensor& buffer) {
   Tensor out;
-  {
+  if constexpr (detail::HasElementDerivative<Op>::value) {
+    if (!is_result && detail::small_float(self) &&
+        grad_output.dtype() == self.dtype() &&
+        grad_output.sizes() == self.sizes()) {
+      // Note [Small activations in one loop].
+      out = detail::element_loop(
+          [&](auto g, auto x) { return Op::derivative(g, x, p); },
+          detail::contiguous_buffer(grad_output),
+          detail::contiguous_buffer(self));
+    }
+  }
+  if (!out.defined()) {
     autograd::AutoGradMode no_grad(false);
     out = autograd::round_reduced_float_once(
         grad_output, self, [&](const Tensor& g, const Tensor& s) {

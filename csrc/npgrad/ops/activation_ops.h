@@ -27,9 +27,10 @@ inline Tensor as_dtype_of(const Tensor& mask, const Tensor& like) {
   return to_dtype(mask, like.dtype());
 }
 
-// t where |x| > lambd, else 0: the shrinks' mask.
+// t, but 0 where -lambd <= x <= lambd: the shrinks' mask, as torch's
+// kernels test it (a nan x keeps t).
 inline Tensor keep_beyond(const Tensor& x, double lambd, const Tensor& t) {
-  return keep_where(gt(abs(x), scalar(lambd)), t);
+  return where(le(abs(x), scalar(lambd)), zeros_like(t), t);
 }
 
 struct LeakyRelu {
@@ -76,16 +77,28 @@ struct Elu {
   }
   static Tensor backward(
       const Tensor& grad, const Tensor& self, const ParamValues& p) {
+    // torch's elu_backward takes the negative branch where self <= 0 (a nan
+    // takes the positive one).
     Tensor negative = mul(
         grad, mul(exp(mul(self, scalar(p[2]))), scalar(p[0] * p[1] * p[2])));
-    return ops::where(gt(self, scalar(0)), mul(grad, scalar(p[1])), negative);
+    return ops::where(le(self, scalar(0)), negative, mul(grad, scalar(p[1])));
+  }
+  template <typename T>
+  static T value(T x, const ParamValues& p) {
+    return x > 0 ? x * T(p[1]) : std::expm1(x * T(p[2])) * T(p[0] * p[1]);
+  }
+  template <typename T>
+  static T derivative(T grad, T self, const ParamValues& p) {
+    return self <= 0
+               ? grad * (std::exp(self * T(p[2])) * T(p[0] * p[1] * p[2]))
+               : grad * T(p[1]);
   }
   static Tensor backward_from_result(
       const Tensor& grad, const Tensor& result, const ParamValues& p) {
     // exp(x * input_scale) * scale * alpha = result + scale * alpha
     Tensor negative =
         mul(grad, mul(add(result, scalar(p[0] * p[1])), scalar(p[2])));
-    return ops::where(gt(result, scalar(0)), mul(grad, scalar(p[1])), negative);
+    return ops::where(le(result, scalar(0)), negative, mul(grad, scalar(p[1])));
   }
   // torch's elu_double_backward: from the result, grad * grad_output *
   // input_scale where negative; from the input, elu_backward of that
@@ -127,6 +140,11 @@ struct Celu {
   static Tensor forward(const Tensor& x, const ParamValues& p) {
     return Elu::forward(x, {p[0], 1, 1 / p[0]});
   }
+  template <typename T>
+  static T value(T x, const ParamValues& p) {
+    return Elu::value(x, {p[0], 1, 1 / p[0]});
+  }
+
   // torch's celu differentiates through elu_backward: its node is
   // EluBackwardBackward0 (with input_scale 1 / alpha).
   static Tensor backward(
@@ -194,6 +212,34 @@ struct Gelu {
         mul(exp(mul(mul(self, self), scalar(-0.5))),
             scalar(M_2_SQRTPI * M_SQRT1_2 * 0.5));
     return mul(grad, add(cdf(self), mul(self, pdf)));
+  }
+  template <typename T>
+  static T cdf_of(T x) {
+    return (std::erf(x * T(M_SQRT1_2)) + T(1)) * T(0.5);
+  }
+  template <typename T>
+  static T tanh_inner_of(T x) {
+    return std::tanh((x + ((x * x) * x) * T(kKappa)) * T(kBeta));
+  }
+  template <typename T>
+  static T value(T x, const ParamValues& p) {
+    if (p[0] == 1) {
+      return (x * T(0.5)) * (tanh_inner_of(x) + T(1));
+    }
+    return x * cdf_of(x);
+  }
+  template <typename T>
+  static T derivative(T grad, T x, const ParamValues& p) {
+    if (p[0] == 1) {
+      T t = tanh_inner_of(x);
+      T inner_grad = ((x * x) * T(3 * kKappa) + T(1)) * T(kBeta);
+      T sech2 = T(1) - t * t;
+      T d = (t + T(1)) * T(0.5) + ((x * T(0.5)) * sech2) * inner_grad;
+      return grad * d;
+    }
+    T pdf =
+        std::exp((x * x) * T(-0.5)) * T(M_2_SQRTPI * M_SQRT1_2 * 0.5);
+    return grad * (cdf_of(x) + x * pdf);
   }
   // grad * grad_output * gelu''(x): pdf(x) * (2 - x^2) for the exact form;
   // for tanh's, with t = tanh(u), u = beta * (x + kappa x^3):
@@ -459,12 +505,21 @@ struct Softshrink {
     Tensor shrunk = ops::where(
         gt(x, lambd),
         sub(x, lambd),
-        ops::where(lt(x, neg(lambd)), add(x, lambd), zeros_like(x)));
+        ops::where(lt(x, neg(lambd)), add(x, lambd), mul(x, scalar(0))));
     return shrunk;
   }
   static Tensor backward(
       const Tensor& grad, const Tensor& self, const ParamValues& p) {
     return keep_beyond(self, p[0], grad);
+  }
+  template <typename T>
+  static T value(T x, const ParamValues& p) {
+    T lambd = T(p[0]);
+    return x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * T(0));
+  }
+  template <typename T>
+  static T derivative(T grad, T x, const ParamValues& p) {
+    return std::abs(x) <= T(p[0]) ? T(0) : grad;
   }
   static constexpr OpDoc doc = {
       "``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, else 0",
