@@ -360,3 +360,9 @@ def test_from_dlpack_rejects_other_devices():
 
     with pytest.raises(RuntimeError, match="npgrad tensors live on the CPU"):
         npgrad.from_dlpack(np.zeros(2), device="cuda")
+
+
+def test_from_numpy_refuses_a_byte_swapped_array_as_torch() -> None:
+    """The loops that read a tensor's memory take it in native byte order."""
+    swapped = np.arange(6, dtype=np.dtype(np.float32).newbyteorder())
+    assert_same_error(lambda lib: lib.from_numpy(swapped))

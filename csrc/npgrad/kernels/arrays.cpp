@@ -131,6 +131,12 @@ Tensor wrap_array(void* ndarray) {
 }
 
 Tensor from_array(void* ndarray) {
+  // The loops that read a tensor's memory directly take it in native byte
+  // order, as torch does.
+  NPGRAD_CHECK_VALUE(
+      PyArray_ISNOTSWAPPED(static_cast<PyArrayObject*>(ndarray)),
+      "given numpy array has byte order different from the native byte "
+      "order. Conversion between byte orders is currently not supported.");
   Py_INCREF(static_cast<PyObject*>(ndarray));
   return wrap_array(ndarray);
 }
