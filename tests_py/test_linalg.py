@@ -271,3 +271,60 @@ def test_engine_usable_after_errors(ng):
     out = ng.addmm(ng.zeros(2), a, ng.ones(3, 2))
     out.sum().backward()
     np.testing.assert_array_equal(to_np(a.grad), np.full((2, 3), 2.0))
+
+
+# float32 products of model size (at least 2^16 multiply-adds, every dim at least 8)
+# take npgrad's own GEMM on CPUs with AVX-512 (Note [float32 GEMM in AVX-512]); each
+# case crosses its tile and block edges or reads its operands through strides.
+# (a's shape, b's shape, how each is laid out)
+LARGE_FLOAT32 = [
+    ((130, 390), (390, 50), "plain"),
+    ((9, 385), (385, 1930), "plain"),
+    ((3, 40, 64), (3, 64, 97), "plain"),  # a batch
+    ((2, 1, 40, 64), (5, 64, 33), "plain"),  # batch dims broadcast
+    ((64, 100), (100, 60), "a transposed"),
+    ((64, 100), (100, 60), "b transposed"),
+    ((4, 64, 100), (100, 60), "a expanded"),  # a batch of stride 0
+    ((70, 300), (300, 90), "b sliced"),  # rows of b further apart than its width
+]
+
+
+@pytest.mark.parametrize(("a_shape", "b_shape", "layout"), LARGE_FLOAT32)
+def test_large_float32_products_match_torch(a_shape, b_shape, layout):
+    a = _data(a_shape, 0, np.float32)
+    b = _data(b_shape, 1, np.float32)
+    grad = _data(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]) + (a_shape[-2], b_shape[-1]), 2, np.float32)
+
+    def run(lib):
+        if layout == "a transposed":
+            x = from_np(lib, np.ascontiguousarray(a.T), True)
+            left, right, leaf = x.t(), from_np(lib, b), x
+        elif layout == "b transposed":
+            y = from_np(lib, np.ascontiguousarray(b.T), True)
+            left, right, leaf = from_np(lib, a), y.t(), y
+        elif layout == "a expanded":
+            x = from_np(lib, a[0], True)
+            left, right, leaf = x.expand(a_shape), from_np(lib, b), x
+        elif layout == "b sliced":
+            y = from_np(lib, np.concatenate([b, b], axis=1), True)
+            left, right, leaf = from_np(lib, a), y[:, : b_shape[1]], y
+        else:
+            x = from_np(lib, a, True)
+            left, right, leaf = x, from_np(lib, b), x
+        out = lib.matmul(left, right)
+        out.backward(from_np(lib, grad))
+        return out, leaf.grad, out.is_contiguous()
+
+    (out, g, contiguous), (want_out, want_g, _) = run_both(run)
+    assert contiguous
+    assert_close(out, want_out, rtol=1e-5, atol=1e-4)
+    assert_close(g, want_g, rtol=1e-5, atol=1e-4)
+
+
+def test_large_float32_product_propagates_nan_and_inf_as_torch():
+    a = _data((64, 128), 0, np.float32)
+    b = _data((128, 64), 1, np.float32)
+    a[3, 5] = np.nan
+    b[7, 9] = np.inf
+    got, want = run_both(lambda lib: lib.matmul(from_np(lib, a), from_np(lib, b)))
+    assert_close(got, want, rtol=1e-5, atol=1e-4)  # nan where torch has nan (assert_allclose)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "npgrad/kernels/float_dispatch.h"
+#include "npgrad/kernels/gemm.h"
 #include "npgrad/kernels/internal.h"
 #include "npgrad/kernels/vector_exp.h"
 
@@ -626,8 +627,101 @@ Tensor probs_from_lse(const Tensor& scores, const Tensor& lse) {
   return probs;
 }
 
+namespace {
+
+// Up to this many multiply-adds a product stays NumPy's (its call costs
+// less than the packing).
+constexpr int64_t kMinGemmWork = int64_t{1} << 16;
+
+// The float32 product of a (..., m, k) and b (..., k, n), batch dims
+// broadcast, by gemm::sgemm into a new contiguous tensor (Note [float32 GEMM
+// in AVX-512]); false (nothing done) for any other case, which NumPy's
+// matmul takes, its errors included.
+bool try_gemm(const Tensor& a, const Tensor& b, Tensor* result) {
+  if (a.dtype() != ScalarType::Float32 || b.dtype() != ScalarType::Float32 ||
+      a.dim() < 2 || b.dim() < 2 || !gemm::available()) {
+    return false;
+  }
+  const Shape& as = a.sizes();
+  const Shape& bs = b.sizes();
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k || m < 8 || n < 8 || k < 8 ||
+      m * n * k < kMinGemmWork) {
+    return false;
+  }
+  for (const Tensor* t : {&a, &b}) {
+    int flags = PyArray_FLAGS(arr(*t));
+    if ((flags & NPY_ARRAY_ALIGNED) == 0 || !PyArray_ISNOTSWAPPED(arr(*t))) {
+      return false;
+    }
+  }
+  // The batch dims, right-aligned; a dim of size 1 (or missing) is read at
+  // index 0 (step 0).
+  int64_t batch_dims = std::max(a.dim(), b.dim()) - 2;
+  Shape batch(batch_dims), step_a(batch_dims, 0), step_b(batch_dims, 0);
+  for (int64_t d = 0; d < batch_dims; ++d) {
+    int64_t da = d - (batch_dims - (a.dim() - 2));
+    int64_t db = d - (batch_dims - (b.dim() - 2));
+    int64_t size_a = da >= 0 ? as[da] : 1;
+    int64_t size_b = db >= 0 ? bs[db] : 1;
+    if (size_a != size_b && size_a != 1 && size_b != 1) {
+      return false;
+    }
+    batch[d] = std::max(size_a, size_b);
+    if (size_a != 1) {
+      step_a[d] = a.strides()[da];
+    }
+    if (size_b != 1) {
+      step_b[d] = b.strides()[db];
+    }
+  }
+  Shape out_sizes = batch;
+  out_sizes.push_back(m);
+  out_sizes.push_back(n);
+  Tensor out = empty(out_sizes, ScalarType::Float32);
+  int64_t count = 1;
+  for (int64_t size : batch) {
+    count *= size;
+  }
+  const float* pa = static_cast<const float*>(a.data_ptr());
+  const float* pb = static_cast<const float*>(b.data_ptr());
+  float* po = static_cast<float*>(out.data_ptr());
+  const Shape& sa = a.strides();
+  const Shape& sb = b.strides();
+  auto run = [&] {
+    Shape index(batch_dims, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t offset_a = 0, offset_b = 0;
+      for (int64_t d = 0; d < batch_dims; ++d) {
+        offset_a += index[d] * step_a[d];
+        offset_b += index[d] * step_b[d];
+      }
+      gemm::sgemm(
+          m,
+          n,
+          k,
+          {pa + offset_a, sa[sa.size() - 2], sa.back()},
+          {pb + offset_b, sb[sb.size() - 2], sb.back()},
+          po + i * m * n,
+          n,
+          false);
+      for (int64_t d = batch_dims - 1; d >= 0 && ++index[d] == batch[d]; --d) {
+        index[d] = 0;
+      }
+    }
+  };
+  Py_BEGIN_ALLOW_THREADS run();
+  Py_END_ALLOW_THREADS* result = std::move(out);
+  return true;
+}
+
+}  // namespace
+
 Tensor matmul(const Tensor& a, const Tensor& b) {
   IgnoreFpErrors quiet;
+  if (Tensor product; try_gemm(a, b, &product)) {
+    return product;
+  }
   if (is_reduced_float(a.dtype()) && b.dtype() == a.dtype()) {
     // See Note [Reduced floats compute in float32 where torch does]. NumPy's
     // own float16 matmul is a scalar loop without BLAS (bfloat16's returns

@@ -369,24 +369,27 @@ Tensor convolution_values(
     Shape windows =
         window_counts(input.sizes(), kernel, a.dilation, a.padding, a.stride);
     int64_t count = product(windows);
-    // (C * K, N * L) columns: one matmul per group for the whole batch, then
-    // (g, out / g, N, L) laid out as (N, out, *windows).
+    // (C * K, N * L) columns, read as (N, g, C * K / g, L): one matmul per
+    // sample and group, whose (N, g, out / g, L) result is the output's
+    // (N, out, *windows) layout already.
     Tensor columns = kernels::im2col(
         input, kernel, a.dilation, a.padding, a.stride, windows, true);
     Tensor cols = kernels::view_as_strided(
         columns,
-        {g, per_group, n * count},
-        {per_group * n * count, n * count, 1},
+        {n, g, per_group, count},
+        {count, per_group * n * count, n * count, 1},
         0);
     Tensor mats = kernels::view_as_strided(
         w,
-        {g, out_channels / g, per_group},
-        {out_channels / g * per_group, per_group, 1},
+        {1, g, out_channels / g, per_group},
+        {0, out_channels / g * per_group, per_group, 1},
         0);
     Tensor product_ = kernels::matmul(mats, cols);
-    Shape sizes = {n, out_channels, count};
-    Tensor by_sample =
-        kernels::view_as_strided(product_, sizes, {count, n * count, 1}, 0);
+    if (!product_.is_contiguous()) {
+      // NumPy's matmul may lay a broadcast product out in its operands'
+      // order; the output is (N, out, *windows) in C order.
+      product_ = kernels::cast(product_, dtype);
+    }
     Shape out_sizes = {n, out_channels};
     out_sizes.insert(out_sizes.end(), windows.begin(), windows.end());
     Shape out_strides(out_sizes.size());
@@ -395,8 +398,7 @@ Tensor convolution_values(
       out_strides[i] = step;
       step *= out_sizes[i];
     }
-    out = kernels::view_as_strided(
-        kernels::cast(by_sample, dtype), out_sizes, out_strides, 0);
+    out = kernels::view_as_strided(product_, out_sizes, out_strides, 0);
   } else {
     int64_t in_per_group = ws[0] / g;
     int64_t rows = ws[1] * kernel_numel;
