@@ -347,3 +347,27 @@ def test_reduced_float_input_with_float32_parameters_is_allowed() -> None:
     for a, e in zip(got, expected):
         assert str(a.dtype) == str(e.dtype)
         np.testing.assert_allclose(to_np(a).astype("float64"), to_np(e).astype("float64"))
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "strided"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batch_norm_updates_running_statistics_in_place_as_torch(layout, dtype):
+    """The running statistics are written in place (the same tensors, their version
+    unchanged, as torch's kernel), contiguous ones directly, strided views through a
+    copy."""
+    x = RNG.standard_normal((5, 3, 2)).astype(dtype)
+
+    def run(lib):
+        if layout == "strided":
+            store = from_np(lib, np.stack([np.arange(6.0), np.ones(6)]).astype(dtype))
+            mean, var = store[0, ::2], store[1, ::2]
+        else:
+            mean, var = from_np(lib, np.arange(3.0).astype(dtype)), from_np(lib, np.ones(3, dtype))
+        versions = (mean._version, var._version)
+        out = lib.nn.functional.batch_norm(from_np(lib, x), mean, var, training=True, momentum=0.3)
+        return to_np(out), to_np(mean), to_np(var), versions == (mean._version, var._version)
+
+    got, want = run_both(run)
+    for g, w in zip(got[:3], want[:3]):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+    assert got[3] == want[3]

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "npgrad/kernels/float16.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/tensor/shape.h"
 #include "npgrad/util/error.h"
 
@@ -259,6 +260,36 @@ void fill_contiguous(void* data, int64_t n, T value) {
   std::fill_n(static_cast<T*>(data), n, value);
 }
 }  // namespace
+
+bool read_doubles(const Tensor& src, double* out) {
+  ScalarType dtype = src.dtype();
+  if ((dtype != ScalarType::Float32 && dtype != ScalarType::Float64) ||
+      !src.is_contiguous()) {
+    return false;
+  }
+  dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* p = static_cast<const T*>(src.data_ptr());
+    std::copy(p, p + src.numel(), out);
+  });
+  return true;
+}
+
+bool write_doubles(const Tensor& dst, const double* values) {
+  ScalarType dtype = dst.dtype();
+  if ((dtype != ScalarType::Float32 && dtype != ScalarType::Float64) ||
+      !dst.is_contiguous() || !PyArray_ISWRITEABLE(arr(dst))) {
+    return false;
+  }
+  dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* p = static_cast<T*>(dst.data_ptr());
+    for (int64_t i = 0, n = dst.numel(); i < n; ++i) {
+      p[i] = static_cast<T>(values[i]);
+    }
+  });
+  return true;
+}
 
 void fill(const Tensor& dst, double value) {
   // A contiguous destination is written directly: PyArray_FillWithScalar

@@ -123,6 +123,12 @@ Tensor cast(const Tensor& a, ScalarType dtype);
 /// dst[...] = src with broadcasting and unsafe casting.
 void copy_into(const Tensor& dst, const Tensor& src);
 void fill(const Tensor& dst, double value);
+/// For a few values (a norm's per-channel statistics): the elements of a
+/// contiguous float32/float64 tensor as doubles into `out` (numel of them),
+/// or its elements set from `values`, each rounded once, when the tensor is
+/// also writeable. False, with nothing done, for any other tensor.
+bool read_doubles(const Tensor& src, double* out);
+bool write_doubles(const Tensor& dst, const double* values);
 
 /// Sum over dims (all when empty), in dtype.
 Tensor sum(

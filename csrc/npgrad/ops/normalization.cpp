@@ -93,6 +93,10 @@ Shape shape_of_vector(const std::vector<double>& v) {
 }
 
 Tensor tensor_from(const std::vector<double>& v, ScalarType dtype) {
+  if (Tensor direct = kernels::empty(shape_of_vector(v), dtype);
+      kernels::write_doubles(direct, v.data())) {
+    return direct;  // float32/float64: no second array
+  }
   Tensor t = kernels::empty(shape_of_vector(v), ScalarType::Float64);
   auto* p = static_cast<double*>(t.data_ptr());
   for (std::size_t i = 0; i < v.size(); ++i) {
@@ -102,6 +106,10 @@ Tensor tensor_from(const std::vector<double>& v, ScalarType dtype) {
 }
 
 std::vector<double> values_of(const Tensor& t) {
+  if (std::vector<double> direct(t.numel());
+      kernels::read_doubles(t, direct.data())) {
+    return direct;
+  }
   Tensor d = dense(t, ScalarType::Float64);
   const auto* p = static_cast<const double*>(d.data_ptr());
   return std::vector<double>(p, p + d.numel());
@@ -399,14 +407,18 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(
       for (int64_t c = 0; c < C; ++c) {
         rm[c] = (1 - momentum) * rm[c] + momentum * mean[c];
       }
-      kernels::copy_into(running_mean, tensor_from(rm, running_mean.dtype()));
+      if (!kernels::write_doubles(running_mean, rm.data())) {
+        kernels::copy_into(running_mean, tensor_from(rm, running_mean.dtype()));
+      }
     }
     if (running_var.defined()) {
       std::vector<double> rv = values_of(running_var);
       for (int64_t c = 0; c < C; ++c) {
         rv[c] = (1 - momentum) * rv[c] + momentum * var[c] * unbias;
       }
-      kernels::copy_into(running_var, tensor_from(rv, running_var.dtype()));
+      if (!kernels::write_doubles(running_var, rv.data())) {
+        kernels::copy_into(running_var, tensor_from(rv, running_var.dtype()));
+      }
     }
   } else {
     save_mean = kernels::empty(Shape{0}, input.dtype());
