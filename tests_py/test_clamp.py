@@ -202,3 +202,42 @@ def test_second_order_through_tensor_bounds_matches_torch() -> None:
 
     got, expected = run_both(run)
     assert got == expected
+
+
+# Tensor bounds' backward is one loop up to 4096 gradient elements, without a graph
+# (Note [Small clamp backward in one loop]); each case on both sides of that limit.
+@pytest.mark.parametrize("rows", [3, 1500])  # 9 and 4500 gradient elements
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(
+    "bounds",
+    ["both", "min only", "max only", "clamp_min", "clamp_max"],
+)
+def test_tensor_bounds_gradients_on_both_sides_of_the_loop(rows, dtype, bounds):
+    """Broadcast bounds, min above max in some columns, a nan and an infinity in self,
+    values on the bounds, and an expanded incoming gradient (from sum)."""
+    rng = np.random.default_rng(rows)
+    x = rng.uniform(-2, 2, (rows, 3)).astype(dtype)
+    x[0] = [np.nan, np.inf, 0.5]
+    lo = np.array([-1.0, 0.5, 1.0], dtype)
+    hi = np.tile(np.array([[1.0], [0.0], [2.0]], dtype), (rows // 3, 1))  # row 1: max < min
+    x[1, 0] = -1.0  # on min
+
+    def run(lib):
+        xs = lib.tensor(x, requires_grad=True)
+        los = lib.tensor(lo, requires_grad=True)
+        his = lib.tensor(hi, requires_grad=True)
+        if bounds == "both":
+            out, leaves = lib.clamp(xs, los, his), [xs, los, his]
+        elif bounds == "min only":
+            out, leaves = lib.clamp(xs, los), [xs, los]
+        elif bounds == "max only":
+            out, leaves = lib.clamp(xs, max=his), [xs, his]
+        elif bounds == "clamp_min":
+            out, leaves = lib.clamp_min(xs, los), [xs, los]
+        else:
+            out, leaves = xs.clamp_max(his), [xs, his]
+        return [out, *lib.autograd.grad(out.sum(), leaves)]
+
+    got, want = run_both(run)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(to_np(g), to_np(w))

@@ -9,8 +9,10 @@
 #include <memory>
 #include <optional>
 
+#include "npgrad/autograd/grad_mode.h"
 #include "npgrad/autograd/nodes/clamp_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
+#include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/mutation.h"
 #include "npgrad/ops/ops.h"
@@ -238,6 +240,110 @@ Tensor clamp_max(const Tensor& self, const Tensor& max) {
 
 void clamp_max_(const Tensor& self, const Tensor& max) {
   clamp_op_<ClampSide::Max>(self, Tensor(), max);
+}
+
+// Note [Small clamp backward in one loop]
+// The tensor overloads' backward (torch's clamp_backward_min_max) is three
+// masks of two or three comparisons each and a where per gradient: a dozen
+// NumPy calls of a microsecond each on a small tensor. Without a graph to
+// record, one loop over grad's shape computes the same masks element by
+// element (the same comparisons, so a nan self passes no gradient, and
+// where min > max, max gets the gradient and min none).
+bool clamp_backward_loop(
+    const Tensor& grad,
+    const Tensor& self,
+    const Tensor& min,
+    const Tensor& max,
+    std::array<bool, 3> want,
+    std::array<Tensor, 3>& out) {
+  ScalarType dtype = grad.dtype();
+  if (autograd::GradMode::is_enabled() ||
+      (dtype != ScalarType::Float32 && dtype != ScalarType::Float64) ||
+      grad.numel() == 0 || grad.numel() > kSmallClampBackward) {
+    return false;
+  }
+  const Shape& shape = grad.sizes();
+  const int64_t rank = grad.dim();
+  // Each operand's element steps along grad's dims (0 where it broadcasts).
+  auto steps_of = [&](const Tensor& t, Shape& steps) {
+    if (!t.defined()) {
+      return true;
+    }
+    if (t.dtype() != dtype || t.dim() > rank) {
+      return false;
+    }
+    int64_t lead = rank - t.dim();
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      int64_t size = t.sizes()[d];
+      if (size != 1 && size != shape[lead + d]) {
+        return false;
+      }
+      steps[lead + d] = size == 1 ? 0 : t.strides()[d];
+    }
+    return true;
+  };
+  std::array<Shape, 4> steps;
+  steps.fill(Shape(rank, 0));
+  const Tensor* operands[4] = {&grad, &self, &min, &max};
+  for (int i = 0; i < 4; ++i) {
+    if (!steps_of(*operands[i], steps[i])) {
+      return false;
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (want[i]) {
+      out[i] = kernels::empty(shape, dtype);
+    }
+  }
+  kernels::dispatch_floating(dtype, [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    auto data = [](const Tensor& t) {
+      return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
+    };
+    const T* pg = data(grad);
+    const T* ps = data(self);
+    const T* plo = data(min);
+    const T* phi = data(max);
+    T* po[3];
+    for (int i = 0; i < 3; ++i) {
+      po[i] = want[i] ? static_cast<T*>(out[i].data_ptr()) : nullptr;
+    }
+    Shape index(rank, 0);
+    int64_t offset[4] = {0, 0, 0, 0};
+    for (int64_t e = 0, n = grad.numel(); e < n; ++e) {
+      T g = pg[offset[0]];
+      T x = ps[offset[1]];
+      bool has_min = plo != nullptr, has_max = phi != nullptr;
+      T lo = has_min ? plo[offset[2]] : T(0);
+      T hi = has_max ? phi[offset[3]] : T(0);
+      if (po[0] != nullptr) {
+        bool keep = (!has_min || x >= lo) && (!has_max || x <= hi);
+        po[0][e] = keep ? g : T(0);
+      }
+      if (po[1] != nullptr) {
+        bool keep = x < lo && (!has_max || lo < hi);
+        po[1][e] = keep ? g : T(0);
+      }
+      if (po[2] != nullptr) {
+        bool keep = x > hi || (has_min && hi < lo);
+        po[2][e] = keep ? g : T(0);
+      }
+      // The next index, last dim fastest; each offset follows it.
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        for (int i = 0; i < 4; ++i) {
+          offset[i] += steps[i][d];
+        }
+        if (++index[d] < shape[d]) {
+          break;
+        }
+        for (int i = 0; i < 4; ++i) {
+          offset[i] -= steps[i][d] * shape[d];
+        }
+        index[d] = 0;
+      }
+    }
+  });
+  return true;
 }
 
 }  // namespace npgrad::ops

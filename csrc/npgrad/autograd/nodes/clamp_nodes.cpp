@@ -1,6 +1,7 @@
 #include "npgrad/autograd/nodes/clamp_nodes.h"
 
 #include "npgrad/autograd/nodes/formula_helpers.h"
+#include "npgrad/ops/clamp.h"
 #include "npgrad/ops/ops.h"
 
 namespace npgrad::autograd {
@@ -41,6 +42,26 @@ void ClampTensorBackward<S>::compute(
   Tensor min = min_.unpack();
   Tensor max = max_.unpack();
   constexpr std::size_t kMax = S == ClampSide::Both ? 2 : 1;
+  std::array<Tensor, 3> grads;
+  if (clamp_backward_loop(
+          g[0],
+          self,
+          min,
+          max,
+          {task_should_compute_output(0),
+           min.defined() && task_should_compute_output(1),
+           max.defined() && task_should_compute_output(kMax)},
+          grads)) {
+    // Note [Small clamp backward in one loop] (ops/clamp.cpp).
+    out[0] = grads[0];
+    if (min.defined()) {
+      out[1] = grads[1];
+    }
+    if (max.defined()) {
+      out[kMax] = grads[2];
+    }
+    return;
+  }
   if (task_should_compute_output(0)) {
     Tensor above_min = min.defined() ? ge(self, min) : Tensor();
     Tensor below_max = max.defined() ? le(self, max) : Tensor();
