@@ -5,26 +5,15 @@
 #include <cstring>
 #include <vector>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define NPGRAD_GEMM_AVX512 1
-#endif
+#include "npgrad/kernels/avx512.h"
 
 namespace npgrad::kernels::gemm {
 
-#ifdef NPGRAD_GEMM_AVX512
+#ifdef NPGRAD_AVX512_BUILD
 
-// GCC's AVX-512 intrinsics pass an intentionally undefined register as the
-// masked-off source, which its uninitialized-use warnings flag once inlined.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+NPGRAD_AVX512_WARNINGS_OFF
 
 namespace {
-
-#define NPGRAD_AVX512 __attribute__((target("avx512f")))
 
 // The micro-kernel's tile: MR rows of A by NR = 3 x 16 columns of B, 24
 // accumulators; the blocks: a KC x NC panel of B (in L2 and L3), an MC x KC
@@ -151,15 +140,10 @@ void pack_a(
   }
 }
 
-NPGRAD_AVX512 bool cpu_has_avx512f() {
-  return __builtin_cpu_supports("avx512f") != 0;
-}
-
 }  // namespace
 
 bool available() {
-  static const bool has = cpu_has_avx512f();
-  return has;
+  return cpu_has_avx512f();
 }
 
 void sgemm(
@@ -213,10 +197,7 @@ void sgemm(
   }
 }
 
-#undef NPGRAD_AVX512
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NPGRAD_AVX512_WARNINGS_ON
 
 #else  // no AVX-512 build: callers take NumPy's matmul; a plain loop here
 

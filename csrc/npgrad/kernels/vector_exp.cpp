@@ -3,27 +3,15 @@
 
 #include <cmath>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define NPGRAD_VECTOR_EXP_AVX512 1
-#endif
+#include "npgrad/kernels/avx512.h"
 
 namespace npgrad::kernels::vector_exp {
 
-#ifdef NPGRAD_VECTOR_EXP_AVX512
+#ifdef NPGRAD_AVX512_BUILD
 
-// GCC's AVX-512 intrinsics pass an intentionally undefined register as the
-// masked-off source (`__m512 __Y = __Y;`), which -Wmaybe-uninitialized flags
-// once they are inlined here (and -Wuninitialized, for roundscale).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
+NPGRAD_AVX512_WARNINGS_OFF
 
 namespace {
-
-#define NPGRAD_AVX512 __attribute__((target("avx512f")))
 
 // exp of 16 lanes. The clamp keeps the reduction in range (e^89 overflows and
 // e^-104 rounds to 0, which scalef then gives); min and max return their
@@ -58,15 +46,10 @@ NPGRAD_AVX512 inline __mmask16 lanes(int64_t n, int64_t i) {
                      : static_cast<__mmask16>((1u << (n - i)) - 1u);
 }
 
-NPGRAD_AVX512 bool cpu_has_avx512f() {
-  return __builtin_cpu_supports("avx512f") != 0;
-}
-
 }  // namespace
 
 bool available() {
-  static const bool has = cpu_has_avx512f();
-  return has;
+  return cpu_has_avx512f();
 }
 
 NPGRAD_AVX512 void exp(const float* x, float* out, int64_t n) {
@@ -135,10 +118,7 @@ NPGRAD_AVX512 void grad_minus_scaled_exp(
   }
 }
 
-#undef NPGRAD_AVX512
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+NPGRAD_AVX512_WARNINGS_ON
 
 #else  // no AVX-512 build: scalar loops, for correctness only
 
