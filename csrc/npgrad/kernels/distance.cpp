@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "npgrad/kernels/float_dispatch.h"
+#include "npgrad/tensor/shape.h"
 
 namespace npgrad::kernels {
 namespace {
@@ -172,52 +173,32 @@ void trilinear_loop(
     const Shape& shape,
     const std::vector<bool>& summed,
     const Tensor& out) {
+  // The result moves along the dims that are not summed (C order over
+  // those), not at all along the summed ones.
   const int64_t rank = static_cast<int64_t>(shape.size());
-  // Element steps along each dim of `shape`: 0 where an operand broadcasts
-  // and, for the result, along the summed dims.
-  Shape step_a(rank), step_b(rank), step_c(rank), step_out(rank);
-  int64_t out_step = 1;
-  for (int64_t d = rank - 1; d >= 0; --d) {
-    auto step = [&](const Tensor& t) {
-      return t.sizes()[d] == 1 ? 0 : t.strides()[d];
-    };
-    step_a[d] = step(a);
-    step_b[d] = step(b);
-    step_c[d] = step(c);
+  Shape step_out(rank, 0);
+  for (int64_t d = rank - 1, step = 1; d >= 0; --d) {
     if (!summed[d]) {
-      step_out[d] = out_step;
-      out_step *= shape[d];
+      step_out[d] = step;
+      step *= shape[d];
     }
   }
+  auto steps = [&](const Tensor& t) {
+    return broadcast_steps(t.sizes(), t.strides(), shape);
+  };
+  StridedWalk<4> walk(shape, {steps(a), steps(b), steps(c), step_out});
   dispatch_floating(a.dtype(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
     const T* pa = static_cast<const T*>(a.data_ptr());
     const T* pb = static_cast<const T*>(b.data_ptr());
     const T* pc = static_cast<const T*>(c.data_ptr());
     T* po = static_cast<T*>(out.data_ptr());
-    Shape index(rank, 0);
-    int64_t ia = 0, ib = 0, ic = 0, io = 0;
-    while (true) {
-      po[io] += pa[ia] * pb[ib] * pc[ic];
-      // The next index, last dim fastest; each offset follows it.
-      int64_t d = rank - 1;
-      for (; d >= 0; --d) {
-        ia += step_a[d];
-        ib += step_b[d];
-        ic += step_c[d];
-        io += step_out[d];
-        if (++index[d] < shape[d]) {
-          break;
-        }
-        ia -= step_a[d] * shape[d];
-        ib -= step_b[d] * shape[d];
-        ic -= step_c[d] * shape[d];
-        io -= step_out[d] * shape[d];
-        index[d] = 0;
-      }
-      if (d < 0) {
-        return;
-      }
+    int64_t terms = 1;
+    for (int64_t size : shape) {
+      terms *= size;
+    }
+    for (int64_t e = 0; e < terms; ++e, walk.next()) {
+      po[walk[3]] += pa[walk[0]] * pb[walk[1]] * pc[walk[2]];
     }
   });
 }

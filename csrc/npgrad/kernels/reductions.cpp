@@ -11,6 +11,7 @@
 #include "npgrad/kernels/gemm.h"
 #include "npgrad/kernels/internal.h"
 #include "npgrad/kernels/vector_exp.h"
+#include "npgrad/tensor/shape.h"
 
 namespace npgrad::kernels {
 namespace {
@@ -657,24 +658,26 @@ bool try_gemm(const Tensor& a, const Tensor& b, Tensor* result) {
   }
   // The batch dims, right-aligned; a dim of size 1 (or missing) is read at
   // index 0 (step 0).
-  int64_t batch_dims = std::max(a.dim(), b.dim()) - 2;
-  Shape batch(batch_dims), step_a(batch_dims, 0), step_b(batch_dims, 0);
-  for (int64_t d = 0; d < batch_dims; ++d) {
-    int64_t da = d - (batch_dims - (a.dim() - 2));
-    int64_t db = d - (batch_dims - (b.dim() - 2));
-    int64_t size_a = da >= 0 ? as[da] : 1;
-    int64_t size_b = db >= 0 ? bs[db] : 1;
+  Shape batch_a(as.begin(), as.end() - 2), batch_b(bs.begin(), bs.end() - 2);
+  std::size_t batch_dims = std::max(batch_a.size(), batch_b.size());
+  Shape batch(batch_dims);
+  for (std::size_t d = 0; d < batch_dims; ++d) {
+    auto size_of = [&](const Shape& sizes) {
+      std::size_t lead = batch_dims - sizes.size();
+      return d >= lead ? sizes[d - lead] : int64_t{1};
+    };
+    int64_t size_a = size_of(batch_a), size_b = size_of(batch_b);
     if (size_a != size_b && size_a != 1 && size_b != 1) {
       return false;
     }
     batch[d] = std::max(size_a, size_b);
-    if (size_a != 1) {
-      step_a[d] = a.strides()[da];
-    }
-    if (size_b != 1) {
-      step_b[d] = b.strides()[db];
-    }
   }
+  const Shape& sa = a.strides();
+  const Shape& sb = b.strides();
+  StridedWalk<2> walk(
+      batch,
+      {broadcast_steps(batch_a, Shape(sa.begin(), sa.end() - 2), batch),
+       broadcast_steps(batch_b, Shape(sb.begin(), sb.end() - 2), batch)});
   Shape out_sizes = batch;
   out_sizes.push_back(m);
   out_sizes.push_back(n);
@@ -686,28 +689,17 @@ bool try_gemm(const Tensor& a, const Tensor& b, Tensor* result) {
   const float* pa = static_cast<const float*>(a.data_ptr());
   const float* pb = static_cast<const float*>(b.data_ptr());
   float* po = static_cast<float*>(out.data_ptr());
-  const Shape& sa = a.strides();
-  const Shape& sb = b.strides();
   auto run = [&] {
-    Shape index(batch_dims, 0);
-    for (int64_t i = 0; i < count; ++i) {
-      int64_t offset_a = 0, offset_b = 0;
-      for (int64_t d = 0; d < batch_dims; ++d) {
-        offset_a += index[d] * step_a[d];
-        offset_b += index[d] * step_b[d];
-      }
+    for (int64_t i = 0; i < count; ++i, walk.next()) {
       gemm::sgemm(
           m,
           n,
           k,
-          {pa + offset_a, sa[sa.size() - 2], sa.back()},
-          {pb + offset_b, sb[sb.size() - 2], sb.back()},
+          {pa + walk[0], sa[sa.size() - 2], sa.back()},
+          {pb + walk[1], sb[sb.size() - 2], sb.back()},
           po + i * m * n,
           n,
           false);
-      for (int64_t d = batch_dims - 1; d >= 0 && ++index[d] == batch[d]; --d) {
-        index[d] = 0;
-      }
     }
   };
   Py_BEGIN_ALLOW_THREADS run();

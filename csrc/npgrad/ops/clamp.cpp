@@ -263,32 +263,25 @@ bool clamp_backward_loop(
     return false;
   }
   const Shape& shape = grad.sizes();
-  const int64_t rank = grad.dim();
-  // Each operand's element steps along grad's dims (0 where it broadcasts).
-  auto steps_of = [&](const Tensor& t, Shape& steps) {
-    if (!t.defined()) {
-      return true;
-    }
-    if (t.dtype() != dtype || t.dim() > rank) {
-      return false;
-    }
-    int64_t lead = rank - t.dim();
-    for (int64_t d = 0; d < t.dim(); ++d) {
-      int64_t size = t.sizes()[d];
-      if (size != 1 && size != shape[lead + d]) {
-        return false;
-      }
-      steps[lead + d] = size == 1 ? 0 : t.strides()[d];
-    }
-    return true;
-  };
+  // Each operand's element steps along grad's dims (0 where it broadcasts;
+  // an absent bound is not read).
   std::array<Shape, 4> steps;
-  steps.fill(Shape(rank, 0));
   const Tensor* operands[4] = {&grad, &self, &min, &max};
   for (int i = 0; i < 4; ++i) {
-    if (!steps_of(*operands[i], steps[i])) {
+    const Tensor& t = *operands[i];
+    if (!t.defined()) {
+      steps[i] = Shape(shape.size(), 0);
+      continue;
+    }
+    if (t.dtype() != dtype || t.dim() > grad.dim()) {
       return false;
     }
+    for (int64_t d = 0, lead = grad.dim() - t.dim(); d < t.dim(); ++d) {
+      if (t.sizes()[d] != 1 && t.sizes()[d] != shape[lead + d]) {
+        return false;
+      }
+    }
+    steps[i] = broadcast_steps(t.sizes(), t.strides(), shape);
   }
   for (int i = 0; i < 3; ++i) {
     if (want[i]) {
@@ -308,14 +301,13 @@ bool clamp_backward_loop(
     for (int i = 0; i < 3; ++i) {
       po[i] = want[i] ? static_cast<T*>(out[i].data_ptr()) : nullptr;
     }
-    Shape index(rank, 0);
-    int64_t offset[4] = {0, 0, 0, 0};
-    for (int64_t e = 0, n = grad.numel(); e < n; ++e) {
-      T g = pg[offset[0]];
-      T x = ps[offset[1]];
-      bool has_min = plo != nullptr, has_max = phi != nullptr;
-      T lo = has_min ? plo[offset[2]] : T(0);
-      T hi = has_max ? phi[offset[3]] : T(0);
+    bool has_min = plo != nullptr, has_max = phi != nullptr;
+    StridedWalk<4> walk(shape, steps);
+    for (int64_t e = 0, n = grad.numel(); e < n; ++e, walk.next()) {
+      T g = pg[walk[0]];
+      T x = ps[walk[1]];
+      T lo = has_min ? plo[walk[2]] : T(0);
+      T hi = has_max ? phi[walk[3]] : T(0);
       if (po[0] != nullptr) {
         bool keep = (!has_min || x >= lo) && (!has_max || x <= hi);
         po[0][e] = keep ? g : T(0);
@@ -327,19 +319,6 @@ bool clamp_backward_loop(
       if (po[2] != nullptr) {
         bool keep = x > hi || (has_min && hi < lo);
         po[2][e] = keep ? g : T(0);
-      }
-      // The next index, last dim fastest; each offset follows it.
-      for (int64_t d = rank - 1; d >= 0; --d) {
-        for (int i = 0; i < 4; ++i) {
-          offset[i] += steps[i][d];
-        }
-        if (++index[d] < shape[d]) {
-          break;
-        }
-        for (int i = 0; i < 4; ++i) {
-          offset[i] -= steps[i][d] * shape[d];
-        }
-        index[d] = 0;
       }
     }
   });

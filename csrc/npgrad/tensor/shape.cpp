@@ -61,4 +61,16 @@ void check_allocatable(const Shape& sizes) {
       shape_str(sizes));
 }
 
+Shape broadcast_steps(
+    const Shape& sizes, const Shape& strides, const Shape& shape) {
+  Shape steps(shape.size(), 0);
+  std::size_t lead = shape.size() - sizes.size();
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] != 1) {
+      steps[lead + d] = strides[d];
+    }
+  }
+  return steps;
+}
+
 }  // namespace npgrad
