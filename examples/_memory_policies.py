@@ -12,10 +12,13 @@ pass of a step:
   ``torch.autograd.graph.saved_tensors_hooks`` and comes back when backward
   needs it.
 
-``measure_step`` runs one training step under a policy and reports the peak of
-the memory NumPy allocated during it (``tracemalloc`` sees NumPy's buffers, so
-this counts npgrad's tensors; under ``EXAMPLE_USE_TORCH=1`` torch's own
-allocator is invisible to it and the column reads ``n/a``) and the wall time.
+``measure_step`` runs one training step under a policy and reports the memory
+NumPy holds between its forward and its backward pass (what the graph keeps for
+backward, the cost a policy is about), the peak of that memory during the step,
+and the wall time. ``tracemalloc`` sees NumPy's buffers, so this counts
+npgrad's tensors (not the scratch buffers its C++ kernels use inside one call);
+under ``EXAMPLE_USE_TORCH=1`` torch's own allocator is invisible to it and the
+memory columns read ``n/a``.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import time
 import tracemalloc
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -93,27 +96,43 @@ def run_block(block: Callable[[torch.Tensor], torch.Tensor], x: torch.Tensor, ch
     return block(x)
 
 
-def measure_step(step: Callable[[], Any], repeats: int = 3) -> tuple[float | None, float]:
-    """(peak MiB NumPy held during ``step()``, median seconds) over ``repeats`` runs."""
+def measure_step(forward: Callable[[], torch.Tensor], repeats: int = 3) -> tuple[float | None, float | None, float]:
+    """(MiB NumPy held after ``forward()``, peak MiB during it and the backward of
+    the loss it returns, median seconds of both) over ``repeats`` runs."""
     times = []
-    peak = 0
+    kept = peak = 0
     for _ in range(repeats):
         tracemalloc.start()
         start = time.perf_counter()
-        step()
+        loss = forward()
+        kept = max(kept, tracemalloc.get_traced_memory()[0])
+        loss.backward()
         times.append(time.perf_counter() - start)
         peak = max(peak, tracemalloc.get_traced_memory()[1])
         tracemalloc.stop()
-    mib = None if USING_TORCH else peak / 2**20
-    return mib, sorted(times)[len(times) // 2]
+        del loss
+    if USING_TORCH:
+        return None, None, sorted(times)[len(times) // 2]
+    return kept / 2**20, peak / 2**20, sorted(times)[len(times) // 2]
 
 
-def print_policy_table(rows: list[tuple[str, float | None, float]]) -> None:
-    """One line per policy: peak memory of a step, step time, and both relative
-    to the baseline."""
-    base_mem, base_time = rows[0][1], rows[0][2]
-    print(f"{'policy':<11} {'peak MiB':>9} {'vs base':>8} {'step ms':>8} {'vs base':>8}")
-    for name, mem, seconds in rows:
-        mem_text = "n/a" if mem is None else f"{mem:.2f}"
-        ratio = "n/a" if mem is None or not base_mem else f"{mem / base_mem:.2f}"
-        print(f"{name:<11} {mem_text:>9} {ratio:>8} {seconds * 1e3:>8.1f} {seconds / base_time:>8.2f}")
+def print_policy_table(rows: list[tuple[str, float | None, float | None, float]]) -> None:
+    """One line per policy: the memory kept for backward, the step's peak, the
+    step's time, each also relative to the baseline."""
+    base = rows[0][1:]
+
+    def ratio(value: float | None, base_value: float | None) -> str:
+        return "n/a" if value is None or not base_value else f"{value / base_value:.2f}"
+
+    print(f"{'policy':<11} {'kept MiB':>9} {'vs base':>8} {'peak MiB':>9} {'vs base':>8} {'step ms':>8} {'vs base':>8}")
+    for name, kept, peak, seconds in rows:
+        columns = [
+            "n/a" if kept is None else f"{kept:.2f}",
+            ratio(kept, base[0]),
+            "n/a" if peak is None else f"{peak:.2f}",
+            ratio(peak, base[1]),
+        ]
+        print(
+            f"{name:<11} {columns[0]:>9} {columns[1]:>8} {columns[2]:>9} {columns[3]:>8}"
+            f" {seconds * 1e3:>8.1f} {ratio(seconds, base[2]):>8}"
+        )

@@ -17,8 +17,9 @@ steps; the script then samples a continuation of a prompt.
 ``--checkpoint`` runs each block under ``torch.utils.checkpoint`` during
 training; ``--offload`` keeps every saved tensor on disk through
 ``saved_tensors_hooks``. After training the script measures one training step
-under each policy and prints peak memory and step time, and writes the loss
-curve to ``char_transformer.png`` (``--plot``).
+under each policy and prints the memory kept for backward, the peak memory and
+the step time, and writes the loss curve to ``char_transformer.png``
+(``--plot``).
 
 npgrad speaks torch's API, so the code below is written against the name
 ``torch``. Set EXAMPLE_USE_TORCH=1 to run the very same file on PyTorch.
@@ -195,20 +196,23 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def compare_policies(model: CharTransformer, x: torch.Tensor, y: torch.Tensor) -> list[tuple[str, float | None, float]]:
-    """Peak memory and time of one training step on ``(x, y)`` under each policy."""
+def compare_policies(
+    model: CharTransformer, x: torch.Tensor, y: torch.Tensor
+) -> list[tuple[str, float | None, float | None, float]]:
+    """Memory kept for backward, peak memory and time of one training step on
+    ``(x, y)`` under each policy."""
     rows = []
     for policy in POLICIES:
         model.checkpointed = policy == "checkpoint"
 
-        def step(policy: str = policy) -> None:
+        def forward(policy: str = policy) -> torch.Tensor:
             model.zero_grad()
             with policy_scope(policy):
-                loss = model.loss(x, y)
-            loss.backward()
+                loss: torch.Tensor = model.loss(x, y)
+            return loss
 
-        step()  # warm-up
-        rows.append((policy, *measure_step(step)))
+        forward().backward()  # warm-up
+        rows.append((policy, *measure_step(forward)))
     model.checkpointed = False
     return rows
 

@@ -17,7 +17,8 @@ training; ``--offload`` keeps every saved tensor on disk through
 training loss is too. (Checkpointing recomputes each block in training mode
 during backward, so BatchNorm updates its running statistics twice per step,
 as in torch: the eval-mode accuracy can differ a little.) After training, the script measures one training step under
-each policy and prints peak memory and step time; it writes the loss and
+each policy and prints the memory kept for backward, the peak memory and the
+step time; it writes the loss and
 accuracy curves to ``digits_cnn.png`` (``--plot``).
 
 npgrad speaks torch's API, so the code below is written against the name
@@ -122,21 +123,24 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     return {"model": model, "history": history, "data": (x_train, y_train), "policy": policy}
 
 
-def compare_policies(x: torch.Tensor, y: torch.Tensor, seed: int) -> list[tuple[str, float | None, float]]:
-    """Peak memory and time of one training step on ``x`` under each policy."""
+def compare_policies(
+    x: torch.Tensor, y: torch.Tensor, seed: int
+) -> list[tuple[str, float | None, float | None, float]]:
+    """Memory kept for backward, peak memory and time of one training step on
+    ``x`` under each policy."""
     rows = []
     for policy in POLICIES:
         torch.manual_seed(seed)
         model = DigitsCNN(checkpointed=policy == "checkpoint")
 
-        def step(model: DigitsCNN = model, policy: str = policy) -> None:
+        def forward(model: DigitsCNN = model, policy: str = policy) -> torch.Tensor:
             model.zero_grad()
             with policy_scope(policy):
-                loss = F.cross_entropy(model(x), y)
-            loss.backward()
+                loss: torch.Tensor = F.cross_entropy(model(x), y)
+            return loss
 
-        step()  # warm-up
-        rows.append((policy, *measure_step(step)))
+        forward().backward()  # warm-up
+        rows.append((policy, *measure_step(forward)))
     return rows
 
 

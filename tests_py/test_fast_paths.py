@@ -10,7 +10,8 @@ would grow the scores; (log_)softmax over each dim of tensors with few lanes (ta
 lane by lane) and many, with a plain and an expanded gradient, and of empty tensors; a
 strided, dilated, grouped convolution's gradients from the direct loops of small
 convolutions and from the im2col and col2im loops, with and without ``create_graph``,
-and every kind of convolution at both sizes.
+every kind of convolution at both sizes, and float32 convolutions through the GEMM
+passes of stride 1, at the edges of what they take.
 """
 
 from __future__ import annotations
@@ -261,6 +262,89 @@ def test_convolutions_small_and_large(name: str, call, x_shape, w_shape, batch: 
     got, expected = run_both(fn)
     for a, e in zip(got, expected):
         assert_close(a, e, rtol=1e-10, atol=1e-10)
+
+
+# float32 convolutions of stride 1 large enough for the GEMM passes (the forward over
+# padded rows read in place, the weight's gradient from packed transposed columns, the
+# input's gradient as the flipped convolution), at the edges of what they take: no
+# padding and the most they take (dilation * (kernel - 1)), rows of windows not a
+# multiple of 16, groups, 1-d, a transposed convolution with output_padding (more
+# windows than the padded input has), and the neighbours they leave to im2col (stride
+# 2, padding past the kernel).
+_GEMM_CONVS = [
+    ("same_3x3", lambda F, x, w, b: F.conv2d(x, w, b, padding=1), (8, 13, 11), (16, 8, 3, 3)),
+    ("valid_5x3", lambda F, x, w, b: F.conv2d(x, w, b), (6, 17, 19), (10, 6, 5, 3)),
+    (
+        "dilated_max_pad",
+        lambda F, x, w, b: F.conv2d(x, w, b, padding=(4, 2), dilation=(2, 1)),
+        (5, 12, 9),
+        (7, 5, 3, 3),
+    ),
+    ("groups", lambda F, x, w, b: F.conv2d(x, w, b, padding=(0, 1), groups=3), (9, 10, 10), (12, 3, 3, 3)),
+    ("pointwise", lambda F, x, w, b: F.conv2d(x, w, b), (16, 9, 9), (20, 16, 1, 1)),
+    ("conv1d", lambda F, x, w, b: F.conv1d(x, w, b, padding=2, dilation=2), (6, 70), (9, 6, 3)),
+    (
+        "transposed",
+        lambda F, x, w, b: F.conv_transpose2d(x, w, b, padding=1, dilation=2, output_padding=1),
+        (8, 9, 10),
+        (8, 6, 3, 3),
+    ),
+    ("stride_2", lambda F, x, w, b: F.conv2d(x, w, b, stride=2, padding=1), (8, 13, 11), (16, 8, 3, 3)),
+    ("padding_past_kernel", lambda F, x, w, b: F.conv2d(x, w, b, padding=3), (8, 13, 11), (16, 8, 3, 3)),
+]
+
+
+@pytest.mark.parametrize(("name", "call", "x_shape", "w_shape"), _GEMM_CONVS, ids=[c[0] for c in _GEMM_CONVS])
+def test_float32_convolutions_of_model_size(name: str, call, x_shape, w_shape) -> None:
+    x, w = _arr(3, *x_shape), _arr(*w_shape)
+    out_channels = w_shape[1] if name == "transposed" else w_shape[0]
+    b = _arr(out_channels)
+
+    def fn(lib):
+        xs, ws, bs = (from_np(lib, a, requires_grad=True) for a in (x, w, b))
+        out = call(lib.nn.functional, xs, ws, bs)
+        g = from_np(lib, np.linspace(-1, 1, out.numel(), dtype=np.float32).reshape(tuple(out.shape)))
+        out.backward(g)
+        return out, xs.grad, ws.grad, bs.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(("name", "call", "x_shape", "w_shape"), _GEMM_CONVS, ids=[c[0] for c in _GEMM_CONVS])
+def test_float32_convolutions_of_model_size_match_float64(ng, name: str, call, x_shape, w_shape) -> None:
+    # The same program in float32 (the GEMM passes) and float64 (im2col and BLAS),
+    # without torch: this one also runs under the sanitizers.
+    x, w = _arr(3, *x_shape), _arr(*w_shape)
+    b = _arr(w_shape[1] if name == "transposed" else w_shape[0])
+    results = []
+    for dtype in (ng.float32, ng.float64):
+        xs, ws, bs = (ng.tensor(a, dtype=dtype, requires_grad=True) for a in (x, w, b))
+        out = call(ng.nn.functional, xs, ws, bs)
+        out.backward(ng.linspace(-1, 1, out.numel(), dtype=dtype).reshape(out.shape))
+        results.append([t.detach().double() for t in (out, xs.grad, ws.grad, bs.grad)])
+    for got, want in zip(*results):
+        assert_close(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_float32_convolution_of_model_size_with_infinities_and_nan() -> None:
+    # Only the real windows may see them: the positions the forward computes past
+    # each row of windows (and drops) read the next row's values.
+    x, w = _arr(2, 4, 10, 10), _arr(8, 4, 3, 3)
+    x[0, 1, 3, 9] = np.inf
+    x[1, 2, 0, 0] = -np.inf
+    x[1, 3, 9, 4] = np.nan
+
+    def fn(lib):
+        xs, ws = from_np(lib, x, requires_grad=True), from_np(lib, w, requires_grad=True)
+        out = lib.nn.functional.conv2d(xs, ws, padding=1)
+        out.backward(lib.ones_like(out))
+        return out, xs.grad, ws.grad
+
+    got, expected = run_both(fn)
+    for a, e in zip(got, expected):
+        assert_close(a, e, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize(("shape", "dim"), [((0, 3), 0), ((0, 3), 1), ((3, 0), 1), ((2, 0, 4), 0)])

@@ -44,4 +44,59 @@ void sgemm(
     int64_t ldc,
     bool accumulate);
 
+/// The width of the column slivers B is packed in.
+constexpr int64_t kSliverWidth = 48;
+
+/// A B that is never stored whole (a convolution's windows): `pack` writes
+/// its rows [p0, p0 + kc) of columns [j0, j0 + width) (width <= kSliverWidth)
+/// to `out` as kc rows of kSliverWidth floats, zeros past width. Each
+/// element is packed once per call of sgemm.
+struct PackedB {
+  void (*pack)(
+      const void* source,
+      int64_t p0,
+      int64_t kc,
+      int64_t j0,
+      int64_t width,
+      float* out);
+  const void* source;
+};
+
+/// Writes `count` rows of a sliver from `width` (<= kSliverWidth) columns
+/// stored contiguously: out[p * kSliverWidth + j] = columns[j][p] (a
+/// transpose, 16 x 16 at a time in registers), zeros past width. For
+/// PackedB's packers.
+void pack_columns(
+    const float* const* columns, int64_t width, int64_t count, float* out);
+
+/// sgemm with B given by its packing.
+void sgemm(
+    int64_t m,
+    int64_t n,
+    int64_t k,
+    Matrix a,
+    PackedB b,
+    float* c,
+    int64_t ldc,
+    bool accumulate);
+
+/// A B whose rows are contiguous, each where it is: B(p, j) = base[
+/// row_offsets[p] + j] (a convolution's kernel taps over an image). Its rows
+/// are read in place, never packed; of each only its n columns are read.
+struct RowOffsetsB {
+  const float* base;
+  const int64_t* row_offsets;  // k of them
+};
+
+/// sgemm with B's rows read in place.
+void sgemm(
+    int64_t m,
+    int64_t n,
+    int64_t k,
+    Matrix a,
+    RowOffsetsB b,
+    float* c,
+    int64_t ldc,
+    bool accumulate);
+
 }  // namespace npgrad::kernels::gemm

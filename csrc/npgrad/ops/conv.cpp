@@ -12,6 +12,7 @@
 #include "npgrad/autograd/nodes/conv_nodes.h"
 #include "npgrad/autograd/saved_variable.h"
 #include "npgrad/kernels/conv_direct.h"
+#include "npgrad/kernels/conv_gemm.h"
 #include "npgrad/kernels/kernels.h"
 #include "npgrad/ops/ops.h"
 #include "npgrad/ops/recording.h"
@@ -297,8 +298,9 @@ bool direct_dtype(ScalarType dtype) {
 }
 
 // The convolution (without bias) by the direct loops when it is small
-// enough, else undefined.
-Tensor direct_convolution(
+// enough (Note [Small convolutions in direct loops]), else by the GEMM passes
+// where they apply (Note [Convolutions as GEMMs]), else undefined.
+Tensor grid_convolution(
     const Tensor& input, const Tensor& weight, const ConvArgs& a) {
   const Shape& ws = weight.sizes();
   Shape kernel(ws.begin() + 2, ws.end());
@@ -321,16 +323,20 @@ Tensor direct_convolution(
     small_4d.insert(small_4d.begin() + 2, 1);
   }
   Shape w_4d = ws.size() == 3 ? Shape{ws[0], ws[1], 1, ws[2]} : ws;
-  if (kernels::direct_conv_work(small_4d, w_4d) > kernels::kDirectConvWork) {
+  kernels::ConvWindows windows = windows_2d(a);
+  bool direct =
+      kernels::direct_conv_work(small_4d, w_4d) <= kernels::kDirectConvWork;
+  if (!direct &&
+      !kernels::conv_gemm_applies(dtype, windows, w_4d[2], w_4d[3])) {
     return Tensor();
   }
   Tensor x = as_grid(input, dtype);
   Tensor w = as_grid(weight, dtype);
   Shape out_2d = as_2d(out_spatial, 1);
-  Tensor out =
-      a.transposed
-          ? kernels::conv_scatter(x, w, windows_2d(a), out_2d[0], out_2d[1])
-          : kernels::conv_gather(x, w, windows_2d(a), out_2d[0], out_2d[1]);
+  auto scatter = direct ? &kernels::conv_scatter : &kernels::conv_gemm_scatter;
+  auto gather = direct ? &kernels::conv_gather : &kernels::conv_gemm_gather;
+  Tensor out = a.transposed ? scatter(x, w, windows, out_2d[0], out_2d[1])
+                            : gather(x, w, windows, out_2d[0], out_2d[1]);
   if (kernel.size() == 2) {
     return out;
   }
@@ -362,8 +368,8 @@ Tensor convolution_values(
   Tensor w = kernels::cast(weight, dtype);
   Tensor out;
   int64_t out_channels = a.transposed ? ws[1] * g : ws[0];
-  if (Tensor direct = direct_convolution(input, w, a); direct.defined()) {
-    out = direct;
+  if (Tensor grid = grid_convolution(input, w, a); grid.defined()) {
+    out = grid;
   } else if (!a.transposed) {
     int64_t per_group = ws[1] * kernel_numel;
     Shape windows =
@@ -482,26 +488,33 @@ std::array<Tensor, 3> convolution_gradients(
   const Shape& ws = w.sizes();
   Shape kernel = {ws[2], ws[3]};
   // See Note [Small convolutions in direct loops]: the small grid is the
-  // output of a convolution and the input of a transposed one.
+  // output of a convolution and the input of a transposed one. The GEMM
+  // passes (Note [Convolutions as GEMMs]) take the same arguments.
   const Tensor& small = a.transposed ? x : grad;
   const Tensor& large = a.transposed ? grad : x;
+  kernels::ConvWindows win = windows_2d(a);
+  bool direct =
+      kernels::direct_conv_work(small.sizes(), ws) <= kernels::kDirectConvWork;
   if (direct_dtype(grad.dtype()) && small.numel() > 0 && large.numel() > 0 &&
-      kernels::direct_conv_work(small.sizes(), ws) <=
-          kernels::kDirectConvWork) {
+      (direct ||
+       kernels::conv_gemm_applies(grad.dtype(), win, kernel[0], kernel[1]))) {
     ScalarType dt = grad.dtype();
     Tensor s = as_grid(small, dt);
     Tensor l = as_grid(large, dt);
-    kernels::ConvWindows win = windows_2d(a);
     if (mask[0]) {
       Tensor wd = as_grid(w, dt);
       int64_t h = x.sizes()[2], wdt = x.sizes()[3];
+      auto scatter =
+          direct ? &kernels::conv_scatter : &kernels::conv_gemm_scatter;
+      auto gather = direct ? &kernels::conv_gather : &kernels::conv_gemm_gather;
       out[0] = finish(
-          a.transposed ? kernels::conv_gather(l, wd, win, h, wdt)
-                       : kernels::conv_scatter(s, wd, win, h, wdt));
+          a.transposed ? gather(l, wd, win, h, wdt)
+                       : scatter(s, wd, win, h, wdt));
     }
     if (mask[1]) {
-      out[1] = reshape(
-          kernels::conv_weight_grad(s, l, win, kernel[0], kernel[1]), wsizes);
+      auto weight_grad =
+          direct ? &kernels::conv_weight_grad : &kernels::conv_gemm_weight_grad;
+      out[1] = reshape(weight_grad(s, l, win, kernel[0], kernel[1]), wsizes);
     }
     return out;
   }
