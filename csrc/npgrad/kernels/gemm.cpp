@@ -283,12 +283,19 @@ void pack_columns(
   pack_columns_scalar(columns, width, count, out);
 }
 
-void sgemm(
+namespace {
+
+// The blocked product of Note [float32 GEMM in AVX-512]: B's KC x NC panels
+// packed by `packed` first, or, `in_place`, B's rows read where they are
+// (`rows`; one panel as wide as B).
+template <bool in_place>
+void blocked_product(
     int64_t m,
     int64_t n,
     int64_t k,
     Matrix a,
-    PackedB b,
+    PackedB packed,
+    RowOffsetsB rows,
     float* c,
     int64_t ldc,
     bool accumulate) {
@@ -300,31 +307,34 @@ void sgemm(
     return;
   }
   std::vector<float>& packed_a = packed_a_buffer();
-  static thread_local std::vector<float> packed_b(kNC * kKC);
-  for (int64_t j0 = 0; j0 < n; j0 += kNC) {
-    int64_t nc = std::min(kNC, n - j0);
+  static thread_local std::vector<float> packed_b(in_place ? 0 : kNC * kKC);
+  const int64_t panel = in_place ? n : kNC;
+  for (int64_t j0 = 0; j0 < n; j0 += panel) {
+    int64_t nc = std::min(panel, n - j0);
     for (int64_t p0 = 0; p0 < k; p0 += kKC) {
       int64_t kc = std::min(kKC, k - p0);
       bool add = accumulate || p0 > 0;  // later panels add to the first's
-      for (int64_t jr = 0; jr < nc; jr += kNR) {
-        b.pack(
-            b.source,
-            p0,
-            kc,
-            j0 + jr,
-            std::min(kNR, nc - jr),
-            packed_b.data() + jr * kc);
+      if constexpr (!in_place) {
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          packed.pack(
+              packed.source,
+              p0,
+              kc,
+              j0 + jr,
+              std::min(kNR, nc - jr),
+              packed_b.data() + jr * kc);
+        }
       }
       for (int64_t i0 = 0; i0 < m; i0 += kMC) {
         int64_t mc = std::min(kMC, m - i0);
         pack_a(a, i0, mc, p0, kc, packed_a.data());
         for (int64_t jr = 0; jr < nc; jr += kNR) {
           for (int64_t ir = 0; ir < mc; ir += kMR) {
-            micro_kernel<false>(
+            micro_kernel<in_place>(
                 kc,
                 packed_a.data() + ir * kc,
-                packed_b.data() + jr * kc,
-                nullptr,
+                in_place ? rows.base + j0 + jr : packed_b.data() + jr * kc,
+                in_place ? rows.row_offsets + p0 : nullptr,
                 c + (i0 + ir) * ldc + j0 + jr,
                 ldc,
                 add,
@@ -337,6 +347,20 @@ void sgemm(
   }
 }
 
+}  // namespace
+
+void sgemm(
+    int64_t m,
+    int64_t n,
+    int64_t k,
+    Matrix a,
+    PackedB b,
+    float* c,
+    int64_t ldc,
+    bool accumulate) {
+  blocked_product<false>(m, n, k, a, b, RowOffsetsB{}, c, ldc, accumulate);
+}
+
 void sgemm(
     int64_t m,
     int64_t n,
@@ -346,37 +370,7 @@ void sgemm(
     float* c,
     int64_t ldc,
     bool accumulate) {
-  if (m == 0 || n == 0) {
-    return;
-  }
-  if (k == 0) {
-    zero_rows(m, n, c, ldc, accumulate);
-    return;
-  }
-  // B is never packed: each sliver's rows are read where they are.
-  std::vector<float>& packed_a = packed_a_buffer();
-  for (int64_t p0 = 0; p0 < k; p0 += kKC) {
-    int64_t kc = std::min(kKC, k - p0);
-    bool add = accumulate || p0 > 0;
-    for (int64_t i0 = 0; i0 < m; i0 += kMC) {
-      int64_t mc = std::min(kMC, m - i0);
-      pack_a(a, i0, mc, p0, kc, packed_a.data());
-      for (int64_t jr = 0; jr < n; jr += kNR) {
-        for (int64_t ir = 0; ir < mc; ir += kMR) {
-          micro_kernel<true>(
-              kc,
-              packed_a.data() + ir * kc,
-              b.base + jr,
-              b.row_offsets + p0,
-              c + (i0 + ir) * ldc + jr,
-              ldc,
-              add,
-              std::min(kMR, mc - ir),
-              std::min(kNR, n - jr));
-        }
-      }
-    }
-  }
+  blocked_product<true>(m, n, k, a, PackedB{}, b, c, ldc, accumulate);
 }
 
 NPGRAD_AVX512_WARNINGS_ON

@@ -15,6 +15,17 @@
 // over k in order within each KC panel, panels added in order: the values
 // differ from BLAS's in the last bits only.
 //
+// B comes three ways. A strided Matrix is packed by copying rows, or, when
+// its columns are the contiguous ones (a transposed operand), by 16 x 16
+// blocks transposed in registers (pack_columns). A PackedB packs its own
+// slivers, for operands never stored whole (a convolution's transposed
+// windows, Note [Convolutions as GEMMs] in conv_gemm.h). A RowOffsetsB is
+// not packed at all: its rows are contiguous wherever they are (a kernel
+// tap's run of a padded image), and the micro-kernel reads them in place.
+// The micro-kernel's k loop is one loop per kind of row, without a branch:
+// GCC kept the 24 accumulators in memory when a branch was inside, at a
+// third of the speed.
+//
 // Only where the CPU has AVX-512F (`available()`, checked once); the packing
 // buffers are per thread and kept (about 2 MiB), as BLAS keeps its own.
 

@@ -1,7 +1,10 @@
 // The convolutions and their sliding-window halves. A convolution is im2col
 // (the input's windows as columns) then one matmul per group; a transposed
 // convolution is the adjoint: one matmul per group then col2im. Its gradients
-// (convolution_backward) are the same two halves written with ops.
+// (convolution_backward) are the same two halves written with ops. Two kinds
+// of convolution skip the halves: small ones run direct loops (Note [Small
+// convolutions in direct loops]) and float32 ones of stride 1 GEMMs that never
+// store the columns (Note [Convolutions as GEMMs]), forward and backward.
 #include "npgrad/ops/conv.h"
 
 #include <numeric>
