@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "npgrad/kernels/avx512.h"
+#include "npgrad/kernels/simd.h"
 
 namespace npgrad::kernels::gemm {
 

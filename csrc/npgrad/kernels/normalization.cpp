@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "npgrad/kernels/float_dispatch.h"
+#include "npgrad/kernels/simd.h"
 #include "npgrad/util/error.h"
 
 namespace npgrad::kernels {
@@ -31,8 +33,9 @@ T add_lanes(const T (&acc)[kLanes], T tail) {
 }
 
 // sum over n < N of f(n).
+// Inlined always: also into the AVX2 copies of the loops that call it.
 template <typename T, typename F>
-T lane_sum(int64_t N, F f) {
+__attribute__((always_inline)) inline T lane_sum(int64_t N, F f) {
   T acc[kLanes] = {};
   int64_t n = 0;
   for (; n + kLanes <= N; n += kLanes) {
@@ -243,6 +246,68 @@ void embedding_accumulate(
 
 namespace npgrad::kernels {
 
+namespace {
+
+// Note [layer_norm's backward in two passes]
+// The common case (a weight, and all three gradients): per row one pass for
+// the two sums of the input's gradient and one for the three gradients,
+// x_hat and grad * weight recomputed in each (nothing stored between them),
+// the row in cache for the second. __restrict: no two buffers overlap, and
+// GCC vectorizes the loops only with it (the run-time overlap checks it adds
+// otherwise are too many). On a CPU with AVX2 and FMA a copy of the loops
+// compiled for it runs (64x128x512 float32: 2.3 -> 1.6 ms, torch 1.55; the
+// copy GCC makes for AVX-512 was slower than both).
+template <typename T>
+__attribute__((always_inline)) inline void layer_norm_backward_two_pass(
+    const T* __restrict pg,
+    const T* __restrict px,
+    int64_t M,
+    int64_t N,
+    const T* __restrict pm,
+    const T* __restrict pr,
+    const T* __restrict pw,
+    T* __restrict pdx,
+    T* __restrict pdw,
+    T* __restrict pdb) {
+  const T inv_n = N > 0 ? T(1) / static_cast<T>(N) : T(0);
+  for (int64_t m = 0; m < M; ++m) {
+    const T* __restrict g = pg + m * N;
+    const T* __restrict row = px + m * N;
+    const T mu = pm[m];
+    const T r = pr[m];
+    T a = lane_sum<T>(N, [=](int64_t n) { return g[n] * pw[n]; }) * inv_n;
+    T b =
+        lane_sum<T>(
+            N, [=](int64_t n) { return g[n] * pw[n] * ((row[n] - mu) * r); }) *
+        inv_n;
+    T* __restrict out = pdx + m * N;
+    for (int64_t n = 0; n < N; ++n) {
+      T xhat = (row[n] - mu) * r;
+      out[n] = r * (g[n] * pw[n] - a - xhat * b);
+      pdw[n] += g[n] * xhat;
+      pdb[n] += g[n];
+    }
+  }
+}
+
+#ifdef NPGRAD_AVX512_BUILD
+NPGRAD_AVX2 void layer_norm_backward_two_pass_avx2(
+    const float* pg,
+    const float* px,
+    int64_t M,
+    int64_t N,
+    const float* pm,
+    const float* pr,
+    const float* pw,
+    float* pdx,
+    float* pdw,
+    float* pdb) {
+  layer_norm_backward_two_pass<float>(pg, px, M, N, pm, pr, pw, pdx, pdw, pdb);
+}
+#endif
+
+}  // namespace
+
 void layer_norm_backward(
     const Tensor& grad,
     const Tensor& x,
@@ -264,6 +329,21 @@ void layer_norm_backward(
     T* pdx = dx.defined() ? data<T>(dx) : nullptr;
     std::vector<T> dw(dweight.defined() ? N : 0, T(0));
     std::vector<T> db(dbias.defined() ? N : 0, T(0));
+    if (pw && pdx && !dw.empty() && !db.empty()) {
+      // See Note [layer_norm's backward in two passes].
+      auto two_pass = &layer_norm_backward_two_pass<T>;
+#ifdef NPGRAD_AVX512_BUILD
+      if constexpr (std::is_same_v<T, float>) {
+        if (cpu_has_avx2_fma()) {
+          two_pass = &layer_norm_backward_two_pass_avx2;
+        }
+      }
+#endif
+      two_pass(pg, px, M, N, pm, pr, pw, pdx, dw.data(), db.data());
+      std::copy(dw.begin(), dw.end(), data<T>(dweight));
+      std::copy(db.begin(), db.end(), data<T>(dbias));
+      return;
+    }
     std::vector<T> xhat(static_cast<std::size_t>(N));
     std::vector<T> gw(static_cast<std::size_t>(N));
     T inv_n = N > 0 ? T(1) / static_cast<T>(N) : T(0);

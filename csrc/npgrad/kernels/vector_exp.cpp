@@ -3,7 +3,7 @@
 
 #include <cmath>
 
-#include "npgrad/kernels/avx512.h"
+#include "npgrad/kernels/simd.h"
 
 namespace npgrad::kernels::vector_exp {
 
