@@ -10,7 +10,6 @@
 
 #include "npgrad/kernels/float_dispatch.h"
 #include "npgrad/kernels/internal.h"
-#include "npgrad/kernels/windows.h"
 
 namespace npgrad::kernels {
 namespace {
@@ -39,7 +38,14 @@ Shape padded_sizes(const Shape& sizes, const Shape& padding) {
   return out;
 }
 
-WindowGeometry geometry(
+// The 2-d geometry of a 1-d or 2-d sliding window (1-d: height 1).
+struct Geometry {
+  int64_t n, c, h, w;  // input (N, C, H, W)
+  int64_t kh, kw, dh, dw, ph, pw, sh, sw;
+  int64_t oh, ow;  // windows
+};
+
+Geometry geometry(
     const Shape& xs,
     const Shape& kernel,
     const Shape& dilation,
@@ -48,7 +54,7 @@ WindowGeometry geometry(
     const Shape& windows) {
   NPGRAD_INTERNAL_ASSERT(
       kernel.size() == 1 || kernel.size() == 2, "im2col: 1 or 2 dims");
-  WindowGeometry g{};
+  Geometry g{};
   g.n = xs[0];
   g.c = xs[1];
   bool two = kernel.size() == 2;
@@ -68,6 +74,21 @@ WindowGeometry geometry(
   return g;
 }
 
+// [lo, hi): the windows o < count whose element o * s + off (the kernel
+// offset k * d - p) falls inside [0, size).
+void inside(
+    int64_t size,
+    int64_t off,
+    int64_t s,
+    int64_t count,
+    int64_t& lo,
+    int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = off > size - 1 ? 0 : std::min(count, (size - 1 - off) / s + 1);
+  lo = std::min(lo, count);
+  hi = std::max(hi, lo);
+}
+
 // An element of `size` bytes: im2col only copies, so any dtype is its bytes.
 template <std::size_t size>
 struct Bytes {
@@ -75,10 +96,10 @@ struct Bytes {
 };
 
 template <typename E>
-void im2col_loop(
-    const WindowGeometry& g, const E* x, E* out, bool batch_inner) {
+void im2col_loop(const Geometry& g, const E* x, E* out, bool batch_inner) {
   int64_t windows = g.oh * g.ow;
   int64_t rows = g.c * g.kh * g.kw;
+  const E zero{};
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t c = 0; c < g.c; ++c) {
       const E* plane = x + (n * g.c + c) * g.h * g.w;
@@ -87,8 +108,28 @@ void im2col_loop(
           int64_t r = (c * g.kh + ki) * g.kw + kj;
           E* dst = batch_inner ? out + r * g.n * windows + n * windows
                                : out + (n * rows + r) * windows;
-          for (int64_t oy = 0; oy < g.oh; ++oy, dst += g.ow) {
-            read_window_row(g, plane, ki, kj, oy, 0, g.ow, dst);
+          int64_t lo = 0, hi = 0;
+          int64_t off_w = kj * g.dw - g.pw;
+          inside(g.w, off_w, g.sw, g.ow, lo, hi);
+          for (int64_t oh = 0; oh < g.oh; ++oh, dst += g.ow) {
+            int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+            if (ih < 0 || ih >= g.h) {
+              std::fill(dst, dst + g.ow, zero);
+              continue;
+            }
+            const E* src = plane + ih * g.w;
+            std::fill(dst, dst + lo, zero);
+            if (g.sw == 1) {
+              std::memcpy(
+                  static_cast<void*>(dst + lo),
+                  static_cast<const void*>(src + off_w + lo),
+                  static_cast<std::size_t>(hi - lo) * sizeof(E));
+            } else {
+              for (int64_t o = lo; o < hi; ++o) {
+                dst[o] = src[o * g.sw + off_w];
+              }
+            }
+            std::fill(dst + hi, dst + g.ow, zero);
           }
         }
       }
@@ -99,7 +140,7 @@ void im2col_loop(
 // Adds each kernel position's columns in turn (the order of the sums is
 // the kernel positions', for every output element).
 template <typename T>
-void col2im_loop(const WindowGeometry& g, const T* cols, T* out) {
+void col2im_loop(const Geometry& g, const T* cols, T* out) {
   int64_t windows = g.oh * g.ow;
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t c = 0; c < g.c; ++c) {
@@ -108,8 +149,18 @@ void col2im_loop(const WindowGeometry& g, const T* cols, T* out) {
         for (int64_t kj = 0; kj < g.kw; ++kj) {
           int64_t r = (c * g.kh + ki) * g.kw + kj;
           const T* src = cols + (n * g.c * g.kh * g.kw + r) * windows;
-          for (int64_t oy = 0; oy < g.oh; ++oy, src += g.ow) {
-            add_window_row(g, src, ki, kj, oy, plane);
+          int64_t lo = 0, hi = 0;
+          int64_t off_w = kj * g.dw - g.pw;
+          inside(g.w, off_w, g.sw, g.ow, lo, hi);
+          for (int64_t oh = 0; oh < g.oh; ++oh, src += g.ow) {
+            int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+            if (ih < 0 || ih >= g.h) {
+              continue;
+            }
+            T* dst = plane + ih * g.w;
+            for (int64_t o = lo; o < hi; ++o) {
+              dst[o * g.sw + off_w] += src[o];
+            }
           }
         }
       }
@@ -129,7 +180,7 @@ Tensor im2col(
     bool batch_inner) {
   const Shape& xs = x.sizes();
   Tensor src = x.is_contiguous() ? x : cast(x, x.dtype());
-  WindowGeometry g = geometry(xs, kernel, dilation, padding, stride, windows);
+  Geometry g = geometry(xs, kernel, dilation, padding, stride, windows);
   int64_t rows = xs[1] * product(kernel);
   int64_t count = product(windows);
   Shape flat =
@@ -179,8 +230,7 @@ Tensor col2im(
     sizes.insert(sizes.end(), output.begin(), output.end());
     Tensor out = full(sizes, 0, dtype);
     Tensor cols = columns.is_contiguous() ? columns : cast(columns, dtype);
-    WindowGeometry g =
-        geometry(sizes, kernel, dilation, padding, stride, windows);
+    Geometry g = geometry(sizes, kernel, dilation, padding, stride, windows);
     dispatch_floating(dtype, [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
       col2im_loop<T>(

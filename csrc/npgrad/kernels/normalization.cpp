@@ -249,16 +249,18 @@ namespace npgrad::kernels {
 namespace {
 
 // Note [layer_norm's backward in two passes]
-// The common case (a weight, and all three gradients): per row one pass for
-// the two sums of the input's gradient and one for the three gradients,
+// Per row one pass for the two sums of the input's gradient and one for the
+// gradients (the three in one loop when all are wanted, the common case),
 // x_hat and grad * weight recomputed in each (nothing stored between them),
 // the row in cache for the second. __restrict: no two buffers overlap, and
 // GCC vectorizes the loops only with it (the run-time overlap checks it adds
 // otherwise are too many). On a CPU with AVX2 and FMA a copy of the loops
 // compiled for it runs (64x128x512 float32: 2.3 -> 1.6 ms, torch 1.55; the
-// copy GCC makes for AVX-512 was slower than both).
-template <typename T>
-__attribute__((always_inline)) inline void layer_norm_backward_two_pass(
+// copy GCC makes for AVX-512 was slower than both). `weighted`: whether pw
+// is the weight (without one, grad * weight is grad); any of pdx, pdw, pdb
+// may be null; pdw and pdb are accumulated.
+template <typename T, bool weighted>
+__attribute__((always_inline)) inline void layer_norm_backward_rows(
     const T* __restrict pg,
     const T* __restrict px,
     int64_t M,
@@ -275,23 +277,67 @@ __attribute__((always_inline)) inline void layer_norm_backward_two_pass(
     const T* __restrict row = px + m * N;
     const T mu = pm[m];
     const T r = pr[m];
-    T a = lane_sum<T>(N, [=](int64_t n) { return g[n] * pw[n]; }) * inv_n;
-    T b =
-        lane_sum<T>(
-            N, [=](int64_t n) { return g[n] * pw[n] * ((row[n] - mu) * r); }) *
-        inv_n;
-    T* __restrict out = pdx + m * N;
-    for (int64_t n = 0; n < N; ++n) {
-      T xhat = (row[n] - mu) * r;
-      out[n] = r * (g[n] * pw[n] - a - xhat * b);
-      pdw[n] += g[n] * xhat;
-      pdb[n] += g[n];
+    auto gw = [=](int64_t n) {
+      if constexpr (weighted) {
+        return g[n] * pw[n];
+      } else {
+        return g[n];
+      }
+    };
+    T a = 0, b = 0;
+    if (pdx != nullptr) {
+      a = lane_sum<T>(N, gw) * inv_n;
+      b = lane_sum<T>(
+              N, [=](int64_t n) { return gw(n) * ((row[n] - mu) * r); }) *
+          inv_n;
+    }
+    T* __restrict out = pdx != nullptr ? pdx + m * N : nullptr;
+    if (out != nullptr && pdw != nullptr && pdb != nullptr) {
+      for (int64_t n = 0; n < N; ++n) {
+        T xhat = (row[n] - mu) * r;
+        out[n] = r * (gw(n) - a - xhat * b);
+        pdw[n] += g[n] * xhat;
+        pdb[n] += g[n];
+      }
+      continue;
+    }
+    if (out != nullptr) {
+      for (int64_t n = 0; n < N; ++n) {
+        out[n] = r * (gw(n) - a - ((row[n] - mu) * r) * b);
+      }
+    }
+    if (pdw != nullptr) {
+      for (int64_t n = 0; n < N; ++n) {
+        pdw[n] += g[n] * ((row[n] - mu) * r);
+      }
+    }
+    if (pdb != nullptr) {
+      for (int64_t n = 0; n < N; ++n) {
+        pdb[n] += g[n];
+      }
     }
   }
 }
 
+template <typename T, bool weighted>
+void layer_norm_backward_generic(
+    const T* pg,
+    const T* px,
+    int64_t M,
+    int64_t N,
+    const T* pm,
+    const T* pr,
+    const T* pw,
+    T* pdx,
+    T* pdw,
+    T* pdb) {
+  layer_norm_backward_rows<T, weighted>(
+      pg, px, M, N, pm, pr, pw, pdx, pdw, pdb);
+}
+
 #ifdef NPGRAD_AVX512_BUILD
-NPGRAD_AVX2 void layer_norm_backward_two_pass_avx2(
+template <bool weighted>
+NPGRAD_AVX2 void layer_norm_backward_avx2(
     const float* pg,
     const float* px,
     int64_t M,
@@ -302,7 +348,8 @@ NPGRAD_AVX2 void layer_norm_backward_two_pass_avx2(
     float* pdx,
     float* pdw,
     float* pdb) {
-  layer_norm_backward_two_pass<float>(pg, px, M, N, pm, pr, pw, pdx, pdw, pdb);
+  layer_norm_backward_rows<float, weighted>(
+      pg, px, M, N, pm, pr, pw, pdx, pdw, pdb);
 }
 #endif
 
@@ -329,76 +376,28 @@ void layer_norm_backward(
     T* pdx = dx.defined() ? data<T>(dx) : nullptr;
     std::vector<T> dw(dweight.defined() ? N : 0, T(0));
     std::vector<T> db(dbias.defined() ? N : 0, T(0));
-    if (pw && pdx && !dw.empty() && !db.empty()) {
-      // See Note [layer_norm's backward in two passes].
-      auto two_pass = &layer_norm_backward_two_pass<T>;
+    // See Note [layer_norm's backward in two passes].
+    auto rows = pw ? &layer_norm_backward_generic<T, true>
+                   : &layer_norm_backward_generic<T, false>;
 #ifdef NPGRAD_AVX512_BUILD
-      if constexpr (std::is_same_v<T, float>) {
-        if (cpu_has_avx2_fma()) {
-          two_pass = &layer_norm_backward_two_pass_avx2;
-        }
+    if constexpr (std::is_same_v<T, float>) {
+      if (cpu_has_avx2_fma()) {
+        rows = pw ? &layer_norm_backward_avx2<true>
+                  : &layer_norm_backward_avx2<false>;
       }
+    }
 #endif
-      two_pass(pg, px, M, N, pm, pr, pw, pdx, dw.data(), db.data());
-      std::copy(dw.begin(), dw.end(), data<T>(dweight));
-      std::copy(db.begin(), db.end(), data<T>(dbias));
-      return;
-    }
-    std::vector<T> xhat(static_cast<std::size_t>(N));
-    std::vector<T> gw(static_cast<std::size_t>(N));
-    T inv_n = N > 0 ? T(1) / static_cast<T>(N) : T(0);
-    for (int64_t m = 0; m < M; ++m) {
-      const T* g = pg + m * N;
-      const T* row = px + m * N;
-      T mu = pm[m];
-      T r = pr[m];
-      if (pw) {
-        for (int64_t n = 0; n < N; ++n) {
-          xhat[n] = (row[n] - mu) * r;
-          gw[n] = g[n] * pw[n];
-        }
-      } else {
-        for (int64_t n = 0; n < N; ++n) {
-          xhat[n] = (row[n] - mu) * r;
-        }
-        std::copy(g, g + N, gw.begin());
-      }
-      const T* pgw = gw.data();
-      const T* pxhat = xhat.data();
-      T sum_gw = lane_sum<T>(N, [pgw](int64_t n) { return pgw[n]; });
-      T sum_gw_xhat =
-          lane_sum<T>(N, [pgw, pxhat](int64_t n) { return pgw[n] * pxhat[n]; });
-      T a = sum_gw * inv_n;
-      T b = sum_gw_xhat * inv_n;
-      T* out = pdx != nullptr ? pdx + m * N : nullptr;
-      T* pdw = dw.empty() ? nullptr : dw.data();
-      T* pdb = db.empty() ? nullptr : db.data();
-      // One loop over the row for the three gradients (the common case), so
-      // it is read once more, not three times.
-      if (out != nullptr && pdw != nullptr && pdb != nullptr) {
-        for (int64_t n = 0; n < N; ++n) {
-          out[n] = r * (pgw[n] - a - pxhat[n] * b);
-          pdw[n] += g[n] * pxhat[n];
-          pdb[n] += g[n];
-        }
-        continue;
-      }
-      if (out != nullptr) {
-        for (int64_t n = 0; n < N; ++n) {
-          out[n] = r * (pgw[n] - a - pxhat[n] * b);
-        }
-      }
-      if (pdw != nullptr) {
-        for (int64_t n = 0; n < N; ++n) {
-          pdw[n] += g[n] * pxhat[n];
-        }
-      }
-      if (pdb != nullptr) {
-        for (int64_t n = 0; n < N; ++n) {
-          pdb[n] += g[n];
-        }
-      }
-    }
+    rows(
+        pg,
+        px,
+        M,
+        N,
+        pm,
+        pr,
+        pw,
+        pdx,
+        dw.empty() ? nullptr : dw.data(),
+        db.empty() ? nullptr : db.data());
     if (!dw.empty()) {
       std::copy(dw.begin(), dw.end(), data<T>(dweight));
     }
